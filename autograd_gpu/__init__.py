@@ -1,0 +1,66 @@
+"""autograd_gpu: PyTorch-style tensors and autograd on NumPy (CPU) and CuPy (CUDA).
+
+``import autograd_gpu as torch`` runs PyTorch autograd programs unchanged. This module lists the
+public surface explicitly; it never imports ``torch`` or ``cupy``.
+"""
+
+from __future__ import annotations
+
+from . import autograd, dtypes, return_types
+from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .autograd.anomaly import set_detect_anomaly
+from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .creation import (
+    arange, as_tensor, asarray, empty, empty_like, eye, from_dlpack, from_numpy, full, full_like,
+    linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor,
+    zeros, zeros_like,
+)
+from .device import device
+from .dtypes import (
+    bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
+    int16, int32, int64, long, promote_types, set_default_dtype, short, uint8,
+)
+from .functions import (
+    abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bmm, broadcast_shapes, cat,
+    chunk, clamp, clip, clone, concat, concatenate, cos, div, divide, dot, eq, equal, exp, expm1,
+    flatten, floor, gather, ge, gt, index_select, isclose, isfinite, isinf, isnan, le, log,
+    log1p, log_softmax, logical_and, logical_not, logical_or, logical_xor, logsumexp, lt,
+    masked_fill, matmul, max, maximum, mean, min, minimum, mm, mul, multiply, mv, ne, neg,
+    negative, nonzero, norm, permute, pow, prod, reciprocal, relu, reshape, rsqrt, rsub, sigmoid,
+    sign, sin, softmax, split, sqrt, square, squeeze, stack, std, sub, subtract, sum, swapaxes,
+    t, tanh, transpose, true_divide, unbind, unflatten, unsqueeze, var, where,
+)
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .tensor import Size, Tensor
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj: object) -> builtins_bool:
+    """True when ``obj`` is a Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> builtins_int:  # noqa: A002
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> builtins_bool:  # noqa: A002
+    return input.is_floating_point()
+
+
+def result_type(a: object, b: object) -> dtype:
+    """PyTorch's result dtype for an operation on ``a`` and ``b`` (tensors or scalars)."""
+    groups: tuple[list[dtype], list[dtype], list[dtype]] = ([], [], [])
+    for x in (a, b):
+        if isinstance(x, Tensor):
+            groups[0 if x.ndim else 1].append(x.dtype)
+        else:
+            groups[2].append(dtypes.scalar_type(x))
+    return dtypes.result_type(*groups)
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool
+builtins_int = _builtins.int

@@ -1,0 +1,130 @@
+"""``backward`` and ``grad``: argument checking, root gradients, then the engine."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .engine import run_backward
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    return (x,)
+
+
+def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: bool = False) -> list[Any]:
+    from ..tensor import Size, Tensor
+
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not o.dtype.is_floating_point:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {o.dtype}"
+                )
+            g = Tensor._make(o.backend.ones(o._data.shape, o._data.dtype), o._device)
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+            if g.shape != o.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.shape)!r} and "
+                    f"output[{i}] has a shape of {Size(o.shape)!r}."
+                )
+            if g._device is not o._device:
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {o._device} but got {g._device}"
+                )
+            if g.dtype is not o.dtype:
+                g = g.to(o.dtype)
+        out.append(g)
+    return out
+
+
+def _roots(outputs: Sequence[Any], grads: Sequence[Any]) -> list[tuple[Any, int, Any]]:
+    roots = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if not o._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if o.grad_fn is not None:
+            roots.append((o.grad_fn, o._output_nr, g))
+        else:
+            roots.append((o._grad_accumulator(), 0, g))
+    return roots
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``.
+
+    Args:
+        tensors: outputs to differentiate (a tensor or a sequence).
+        grad_tensors: the gradient w.r.t. each output; None for scalar outputs.
+        retain_graph: keep saved tensors for another backward (default: ``create_graph``).
+        create_graph: record the backward itself, for higher-order gradients.
+        inputs: accumulate only into these tensors.
+    """
+    outputs = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if not grads:
+        grads = (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs; got "
+                           f"{len(grads)} gradients for {len(outputs)} tensors")
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(outputs, _make_grads(outputs, grads))
+    run_backward(roots, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
+    """The gradients of ``outputs`` w.r.t. ``inputs``, returned instead of accumulated.
+
+    Example:
+        >>> x = tensor(2.0, requires_grad=True)
+        >>> grad(x ** 3, x)
+        (tensor(12.),)
+    """
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.")
+    for t in ins:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    gos = _as_tuple(grad_outputs)
+    if not gos:
+        gos = (None,) * len(outs)
+    if len(gos) != len(outs):
+        raise RuntimeError(
+            f"grad_outputs must be the same length as outputs: got {len(gos)} and {len(outs)}"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(outs, _make_grads(outs, gos))
+    result = run_backward(roots, retain_graph, create_graph, inputs=ins,
+                          allow_unused=allow_unused, accumulate=False)
+    assert result is not None
+    if materialize_grads:
+        from ..creation import zeros_like
+
+        result = [zeros_like(t) if r is None else r for t, r in zip(ins, result)]
+    return tuple(result)

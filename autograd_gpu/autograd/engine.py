@@ -1,0 +1,199 @@
+"""The backward engine: one walk over the graph, without recursion.
+
+1. Count, for every node reachable from the roots, how many edges lead into it.
+2. Run nodes from a heap ordered by creation (newest first, as PyTorch), each once its count
+   reaches zero, i.e. after all its consumers; gradients arriving along several edges add up.
+3. Leaves' ``AccumulateGrad`` adds into ``.grad`` (``backward``) or the gradient is captured and
+   returned (``grad``). Saved tensors are released after a node runs unless ``retain_graph``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Sequence
+
+from . import anomaly
+from .grad_mode import STATE
+from .node import AccumulateGrad, Node
+
+
+def run_backward(
+    roots: Sequence[tuple[Node, int, Any]],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Any] | None = None,
+    allow_unused: bool = False,
+    accumulate: bool = True,
+) -> list[Any] | None:
+    """Propagate ``(node, output_nr, grad)`` roots backward.
+
+    With ``accumulate`` gradients land in leaves' ``.grad`` (only those of ``inputs`` when given);
+    without it the gradients of ``inputs`` are returned in order (``autograd.grad``).
+    """
+    deps: dict[Node, int] = {}
+    stack = []
+    for node, _, _ in roots:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                stack.append(nxt)
+
+    captures: dict[tuple[Node, int], int] = {}
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._grad_accumulator(), 0)
+            captures.setdefault(key, i)
+        needed = _needed_nodes(deps, {node for node, _ in captures}, roots)
+    else:
+        needed = None
+    results: list[Any] = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers: dict[Node, dict[int, Any]] = {}
+    heap: list[tuple[int, int, Node]] = []
+    for node, nr, grad in roots:
+        _add(buffers.setdefault(node, {}), nr, grad, create_graph)
+    for node in buffers:
+        if deps[node] == 0:
+            heapq.heappush(heap, (-node._seq, id(node), node))
+
+    prev_mode = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            grads = buffers.pop(node, None)
+            if grads is not None:
+                grads = _run_prehooks(node, grads)
+                if captures:
+                    for nr, g in grads.items():
+                        i = captures.get((node, nr))
+                        if i is not None:
+                            results[i] = g
+                if needed is None or node in needed:
+                    out = _run_node(node, grads, create_graph, accumulate, inputs, captures)
+                else:
+                    out = None
+                if not retain_graph:
+                    node._release()
+            else:
+                out = None
+            for k, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                g = out[k] if out is not None else None
+                if g is not None and (needed is None or nxt in needed):
+                    _add(buffers.setdefault(nxt, {}), nr, g, create_graph)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+    finally:
+        STATE.grad_enabled = prev_mode
+
+    if inputs is None or accumulate:
+        return None
+    for i, r in enumerate(results):
+        if r is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+    return results
+
+
+def _add(buf: dict[int, Any], nr: int, grad: Any, create_graph: bool) -> None:
+    old = buf.get(nr)
+    if old is None:
+        buf[nr] = grad
+    else:
+        new = old + grad
+        new._owned = True
+        buf[nr] = new
+
+
+def _needed_nodes(deps: dict[Node, int], targets: set[Node], roots: Any) -> set[Node]:
+    """Nodes from which a target is reachable (only they need to run for ``autograd.grad``)."""
+    parents: dict[Node, list[Node]] = {}
+    for node in deps:
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                parents.setdefault(nxt, []).append(node)
+    needed = set()
+    stack = [t for t in targets if t in deps]
+    while stack:
+        node = stack.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        stack.extend(parents.get(node, ()))
+    return needed
+
+
+def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
+    if node._tensor_prehooks:
+        for nr, hooks in node._tensor_prehooks.items():
+            for hook in tuple(hooks.values()):
+                g = grads.get(nr)
+                if g is None:
+                    continue
+                new = hook(g)
+                if new is not None:
+                    grads[nr] = new
+    if node._retain_grad:
+        for nr, ref in node._retain_grad.items():
+            t = ref()
+            g = grads.get(nr)
+            if t is not None and g is not None:
+                t.grad = g if STATE.grad_enabled else g.detach().clone() if t.grad is None else t.grad + g
+    if node._prehooks:
+        n = max(grads) + 1 if grads else 0
+        for hook in tuple(node._prehooks.values()):
+            new = hook(tuple(grads.get(i) for i in range(n)))
+            if new is not None:
+                grads = {i: g for i, g in enumerate(new) if g is not None}
+    return grads
+
+
+def _run_node(node: Node, grads: dict[int, Any], create_graph: bool,
+              accumulate: bool, inputs: Any, captures: Any) -> tuple[Any, ...] | None:
+    if isinstance(node, AccumulateGrad):
+        g = grads.get(0)
+        if g is not None and accumulate and (inputs is None or (node, 0) in captures):
+            # NOTE: a gradient this walk made and nobody else holds is stolen, not copied; the
+            # flag is cleared so a second leaf receiving the same tensor copies it.
+            node.accumulate(g, g._owned, create_graph)
+            g._owned = False
+        return None
+    n = max(grads) + 1
+    args = [grads.get(i) for i in range(n)] if n > 1 or 0 not in grads else [grads[0]]
+    try:
+        out = node._call_backward(args)
+    except Exception:
+        if anomaly.STATE.enabled:
+            anomaly.warn_forward_stack(node)
+        raise
+    if anomaly.STATE.enabled:
+        try:
+            anomaly.check_backward(node, out)
+        except RuntimeError:
+            anomaly.warn_forward_stack(node)
+            raise
+    if node._hooks:
+        for hook in tuple(node._hooks.values()):
+            new = hook(tuple(out), tuple(args))
+            if new is not None:
+                out = tuple(new)
+    if not node._is_custom:
+        for g in out:
+            if g is not None:
+                g._owned = True
+    return out

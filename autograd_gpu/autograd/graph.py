@@ -1,0 +1,7 @@
+"""``autograd.graph``: the ``Node`` type and hook handles."""
+
+from __future__ import annotations
+
+from .node import Node, RemovableHandle
+
+__all__ = ["Node", "RemovableHandle"]

@@ -1,0 +1,398 @@
+"""Graph nodes: the backward half of every op, ``AccumulateGrad`` for leaves, saved tensors.
+
+A ``Node`` is created by ``Node.apply`` when an op runs in grad mode on an input that requires
+grad. ``forward`` works on backend arrays; ``backward`` works on Tensors with ordinary tensor ops,
+so it records its own graph under ``create_graph=True`` and higher-order gradients come for free.
+The graph is acyclic by construction: a node holds its inputs (``next_functions``) and saved
+inputs, never its outputs; a saved output is kept as a bare array and re-wrapped on unpack.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import weakref
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import anomaly
+from .grad_mode import STATE
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+Tensor_: Any = None  # the Tensor class, set by tensor.py (it sits a layer above)
+_seq = itertools.count()
+_INPUT, _OUTPUT, _CONST, _RAW = 0, 1, 2, 3
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict[int, Any]) -> None:
+        self.id = next(self._ids)
+        self._hooks_ref = weakref.ref(hooks)
+
+    def remove(self) -> None:
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def add_hook(hooks: dict[int, Any], fn: Callable[..., Any]) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class VersionCounter:
+    """Shared by a tensor and its views; bumped by every in-place op.
+
+    ``where`` remembers the user's file:line of the last bump, so the "modified by an inplace
+    operation" error can say which line did it (beyond PyTorch, which cannot).
+    """
+
+    __slots__ = ("value", "where")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.where: str | None = None
+
+    def bump(self) -> None:
+        self.value += 1
+        self.where = user_frame()
+
+
+_PKG_DIR = __file__.rsplit("/", 2)[0]
+
+
+def user_frame() -> str | None:
+    """``file:line`` of the innermost frame outside this package."""
+    f: Any = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+class Node:
+    """A node of the backward graph (``torch.autograd.graph.Node``).
+
+    Subclasses implement ``forward(*arrays)`` (backend arrays in, array or tuple out) and
+    ``backward(*grads)`` (Tensors in, a tuple with one entry per input out). They name themselves
+    with ``node_name`` (PyTorch's, e.g. ``"MulBackward0"``).
+    """
+
+    node_name: str | None = None
+    next_functions: tuple[tuple[Node | None, int], ...] = ()
+    needs_input_grad: tuple[bool, ...] = ()
+    backend: Any = None
+    _saved: list[Any] | None = None
+    _to_save: tuple[Any, ...] = ()
+    _seq = 0
+    _hooks: dict[int, Any] | None = None
+    _prehooks: dict[int, Any] | None = None
+    _tensor_prehooks: dict[int, dict[int, Any]] | None = None  # output_nr -> hooks
+    _retain_grad: dict[int, Any] | None = None  # output_nr -> weakref to the tensor
+    _metadata: dict[str, Any] | None = None
+    _stack: Any = None
+    _materialize_grads = True
+    _is_custom = False
+    is_view = False  # outputs share the first input's storage and version counter
+
+    # ---- graph introspection (PyTorch's Node API) -------------------------------------------
+    def name(self) -> str:
+        return self.node_name or type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new
+        ``grad_inputs``."""
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node's backward; it may return new
+        ``grad_outputs``."""
+        if self._prehooks is None:
+            self._prehooks = {}
+        return add_hook(self._prehooks, fn)
+
+    def _register_tensor_prehook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
+        if self._tensor_prehooks is None:
+            self._tensor_prehooks = {}
+        return add_hook(self._tensor_prehooks.setdefault(output_nr, {}), fn)
+
+    def __call__(self, *grads: Any) -> Any:
+        out = self.backward(*grads)
+        return out[0] if len(out) == 1 else out
+
+    # ---- saving for backward ------------------------------------------------------------------
+    def save_for_backward(self, *arrays: Any) -> None:
+        """Called in ``forward`` with arrays (inputs, outputs or other arrays) that ``backward``
+        reads back, in order, as Tensors from ``saved_tensors``."""
+        self._to_save = arrays
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or if "
+                "you need to access saved tensors after calling backward."
+            )
+        return tuple(self._unpack(entry) for entry in saved)
+
+    def _pack(self, inputs: tuple[Any, ...], arrays: list[Any], outputs: tuple[Any, ...]) -> None:
+        entries = []
+        for a in self._to_save:
+            entry: Any = None
+            if a is None:
+                entries.append(None)
+                continue
+            if not hasattr(a, "shape"):  # a Python scalar: handed back as it is
+                entries.append((_RAW, a, 0))
+                continue
+            for i, x in enumerate(arrays):
+                if x is a:
+                    t = inputs[i]
+                    if t._is_inference:
+                        raise RuntimeError(_INFERENCE_SAVE)
+                    entry = (_INPUT, t, t._counter().value)
+                    break
+            else:
+                for t in outputs:
+                    if t._data is a:
+                        # NOTE: an output is kept without its grad_fn (which is this node):
+                        # holding the Tensor would make a reference cycle.
+                        counter = t._counter()
+                        entry = (_OUTPUT, (a, t._output_nr, counter, t._requires_grad),
+                                 counter.value)
+                        break
+                else:
+                    entry = (_CONST, a, 0)
+            entries.append(entry)
+        self._saved = entries
+        self._to_save = ()
+
+    def _unpack(self, entry: Any) -> Any:
+        if entry is None:
+            return None
+        kind, obj, version = entry
+        if kind == _RAW:
+            return obj
+        if kind == _CONST:
+            return self.wrap(obj)
+        if kind == _OUTPUT:
+            data, output_nr, counter, rg = obj
+            t = Tensor_._make(data, self._device())
+            t._version_counter = counter
+            if rg:
+                t.grad_fn, t._output_nr, t._requires_grad = self, output_nr, True
+            obj = t
+        _check_version(obj, version)
+        return obj
+
+    def _own_saved_input(self, t: Any) -> None:
+        """``t`` is about to be overwritten in place: if this node saved it, keep a copy."""
+        saved = self._saved
+        if not saved:
+            return
+        for i, entry in enumerate(saved):
+            if entry is not None and entry[0] == _INPUT and entry[1] is t:
+                t._data = self.backend.copy(t._data)
+                t._version_counter = None
+                saved[i] = (_INPUT, t, t._counter().value)
+
+    def _device(self) -> Any:
+        return self.backend_device
+
+    def wrap(self, array: Any) -> Any:
+        """A constant (grad-free) Tensor on this node's device."""
+        return Tensor_._make(array, self.backend_device)
+
+    def _call_backward(self, grads: list[Any]) -> tuple[Any, ...]:
+        return self.backward(*grads)
+
+    def _release(self) -> None:
+        self._saved = None
+
+    # ---- building the graph -------------------------------------------------------------------
+    @classmethod
+    def apply(cls, *inputs: Any, **params: Any) -> Any:
+        """Run ``forward`` on the inputs' arrays and, in grad mode, link a new node into the graph.
+        Non-Tensor inputs (Python scalars, None) pass through as constants."""
+        node = cls(**params) if params else cls()
+        T = Tensor_
+        dev = None
+        needs = False
+        arrays = []
+        for t in inputs:
+            if isinstance(t, T):
+                arrays.append(t._data)
+                if dev is None:
+                    dev = t._device
+                elif t._device is not dev:
+                    raise RuntimeError(
+                        "Expected all tensors to be on the same device, but found at least two "
+                        f"devices, {_dev_names(dev, t._device)}!"
+                    )
+                if t._requires_grad:
+                    needs = True
+            else:
+                arrays.append(t)
+        node.backend = dev.backend
+        node.backend_device = dev
+        needs = needs and STATE.grad_enabled
+        if needs:
+            node.needs_input_grad = tuple([isinstance(t, T) and t._requires_grad for t in inputs])
+        out = node.forward(*arrays)
+        make = T._make
+        if not needs:
+            if type(out) is tuple:
+                outs = tuple(make(o, dev) for o in out)
+                if node.is_view:
+                    _link_views(inputs[0], outs, cls, params)
+                return outs
+            t = make(out, dev)
+            if node.is_view:
+                _link_views(inputs[0], (t,), cls, params)
+            return t
+        node.next_functions = tuple([_edge(t, T) for t in inputs])
+        node._seq = next(_seq)
+        if type(out) is tuple:
+            outs = tuple(_wrap_output(o, dev, node, i) for i, o in enumerate(out))
+        else:
+            outs = (_wrap_output(out, dev, node, 0),)
+        if node.is_view:
+            _link_views(inputs[0], outs, cls, params)
+        if node._to_save:
+            node._pack(inputs, arrays, outs)
+        if anomaly.STATE.enabled:
+            anomaly.record_forward(node, outs)
+        return outs if type(out) is tuple else outs[0]
+
+
+def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, Any]) -> None:
+    """Views share their base's version counter and remember how to be re-derived from it
+    (``_view_fn``: the chain of view ops from the base), for in-place ops on views."""
+    base = src._base if src._base is not None else src
+    counter = src._counter()
+    chain = src._view_fn or ()
+    many = len(outs) > 1
+    for i, o in enumerate(outs):
+        o._version_counter = counter
+        o._base = base
+        o._view_fn = chain + ((cls, params, i if many else None),)
+
+
+def _wrap_output(data: Any, dev: Any, node: Node, i: int) -> Any:
+    t = Tensor_._make(data, dev)
+    if t.dtype.is_floating_point:
+        t.grad_fn, t._output_nr, t._requires_grad = node, i, True
+    return t
+
+
+def _edge(t: Any, T: Any) -> tuple[Node | None, int]:
+    if not isinstance(t, T) or not t._requires_grad:
+        return (None, 0)
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    return (t._grad_accumulator(), 0)
+
+
+def _dev_names(a: Any, b: Any) -> str:
+    # PyTorch names the CUDA device first.
+    return f"{b} and {a}" if b.type == "cuda" and a.type != "cuda" else f"{a} and {b}"
+
+
+_INFERENCE_SAVE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
+def _type_str(t: Any) -> str:
+    base = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    prefix = "torch.cuda." if t._device.type == "cuda" else "torch."
+    return f"{prefix}{base[t.dtype.name]}Tensor"
+
+
+def _check_version(t: Any, expected: int) -> None:
+    counter = t._counter()
+    if counter.value == expected:
+        return
+    which = ""
+    fn = t.grad_fn
+    if fn is not None:
+        short = fn.name()
+        short = short[: short.rfind("Backward")] if "Backward" in short else short
+        which = f", which is output {t._output_nr} of {short},"
+    where = f" The in-place operation that bumped it ran at {counter.where}." if counter.where else ""
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{_type_str(t)} [{', '.join(map(str, t.shape))}]]{which} is at version "
+        f"{counter.value}; expected version {expected} instead. Hint: enable anomaly detection to "
+        "find the operation that failed to compute its gradient, with "
+        f"torch.autograd.set_detect_anomaly(True, check_nan=False).{where}"
+    )
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    node_name = "AccumulateGrad"
+    _seq = sys.maxsize  # NOTE: runs as soon as it is ready, as in PyTorch.
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        self.backend_device = variable._device
+        self.backend = variable._device.backend
+        self._post_hooks: dict[int, Any] = {}
+
+    def backward(self, grad: Any) -> tuple[()]:  # type: ignore[override]
+        raise RuntimeError("AccumulateGrad is run by the engine")
+
+    def accumulate(self, grad: Any, owned: bool, create_graph: bool) -> None:
+        var = self.variable
+        if grad.dtype is not var.dtype:
+            grad = grad.to(var.dtype)
+            owned = True
+        old = var.grad
+        if old is None:
+            if create_graph:
+                var.grad = grad
+            else:
+                data = grad._data
+                if not (owned and self.backend.owns_writable(data)):
+                    data = self.backend.copy(data)
+                var.grad = Tensor_._make(data, var._device)
+        elif create_graph or old._requires_grad or grad._requires_grad:
+            var.grad = old + grad
+        elif self.backend.owns_writable(old._data) and old.shape == grad.shape:
+            self.backend.add(old._data, grad._data, out=old._data)
+        else:
+            var.grad = Tensor_._make(self.backend.add(old._data, grad._data), var._device)
+        for hook in tuple(self._post_hooks.values()):
+            hook(var)

@@ -1,0 +1,25 @@
+"""Backend lookup: the only place that decides which array library serves a device."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..device import device
+
+
+def get_backend(dev: device) -> Any:
+    """The backend object for ``dev``: NumPy for CPU, CuPy (loaded now) for CUDA."""
+    if dev.type == "cpu":
+        from .numpy_backend import numpy_backend
+
+        return numpy_backend
+    from . import cuda_support
+
+    return cuda_support.backend_for(dev)
+
+
+def current_cuda_device() -> int:
+    from . import cuda_support
+
+    return cuda_support.current_device()

@@ -1,0 +1,129 @@
+"""Data types and PyTorch's type-promotion rules.
+
+A ``dtype`` carries the NumPy-style name that both NumPy and CuPy accept (``'float32'``), so the
+backends need no translation table. ``repr(float32)`` is ``torch.float32``: with
+``import autograd_gpu as torch`` that is how user code spells it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+
+class dtype:  # noqa: N801  (PyTorch's name)
+    """A tensor element type: ``float32``, ``int64``, ``bool``, ..."""
+
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_signed", "category", "_rank")
+
+    def __init__(self, name: str, itemsize: int, category: int, rank: int, signed: bool = True):
+        self.name = name  # NumPy's name, accepted by NumPy and CuPy alike
+        self.itemsize = itemsize
+        self.category = category  # 0 bool, 1 integer, 2 floating
+        self.is_floating_point = category == 2
+        self.is_signed = signed
+        self._rank = rank
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "torch." + _TORCH_NAME.get(self.name, self.name)
+
+    def __reduce__(self) -> str:
+        return _TORCH_NAME.get(self.name, self.name)
+
+    def to_real(self) -> dtype:
+        return self
+
+
+bool = dtype("bool", 1, 0, 0, signed=False)  # noqa: A001  (PyTorch's name)
+uint8 = dtype("uint8", 1, 1, 1, signed=False)
+int8 = dtype("int8", 1, 1, 2)
+int16 = dtype("int16", 2, 1, 3)
+int32 = dtype("int32", 4, 1, 4)
+int64 = dtype("int64", 8, 1, 5)
+float16 = dtype("float16", 2, 2, 6)
+float32 = dtype("float32", 4, 2, 7)
+float64 = dtype("float64", 8, 2, 8)
+
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_TORCH_NAME = {"bool": "bool"}
+BY_NAME: dict[str, dtype] = {d.name: d for d in ALL}
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The floating dtype factories use when none is given (``float32`` unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype (``float32`` or ``float64``, as PyTorch allows)."""
+    global _default_float
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+def from_name(name: str) -> dtype:
+    """Our dtype for a backend array's dtype name; unsupported names raise ``TypeError``."""
+    d = BY_NAME.get(name)
+    if d is None:
+        raise TypeError(
+            f"can't convert an array of type {name}; the only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        )
+    return d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``)."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == 1 and a.is_signed != b.is_signed:  # uint8 with a signed int
+        signed = b if a is uint8 else a
+        return int16 if signed is int8 else signed
+    return a if a._rank > b._rank else b
+
+
+def scalar_type(value: Any) -> dtype:
+    """The dtype a Python scalar takes when it meets tensors (PyTorch's 'wrapped number')."""
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, builtins.int):
+        return int64
+    return _default_float
+
+
+def result_type(dims: list[dtype], zero_dims: list[dtype], scalars: list[dtype]) -> dtype:
+    """PyTorch's ``result_type``: dimensioned tensors outrank 0-d tensors outrank Python scalars,
+    unless the lower-priority group has a higher category (bool < integer < floating)."""
+    out = None
+    for group in (dims, zero_dims, scalars):
+        if not group:
+            continue
+        g = group[0]
+        for d in group[1:]:
+            g = promote_types(g, d)
+        if out is None:
+            out = g
+        elif g.category > out.category:
+            # NOTE: a higher category from a lower priority group sets the category; bool and
+            # integer results widen with it, a floating result keeps its own width.
+            out = g if out.category == 0 or g.category == 2 and out.category < 2 else out
+            if out is not g:
+                out = promote_types(out, g)
+    assert out is not None
+    return out
+
+
+def is_floating_point(d: dtype) -> builtins.bool:
+    return d.is_floating_point

@@ -1,0 +1,423 @@
+"""Elementwise ops: forward on backend arrays, backward with tensor ops (differentiable).
+
+Binary ops broadcast like NumPy/PyTorch; ``_Binary`` remembers the input shapes and dtypes and
+reduces each gradient back to its input's shape and dtype. Python scalars arrive as constants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.node import Node
+from .util import reduce_grad
+
+
+class _Binary(Node):
+    """Base of broadcasting binary ops; inputs arrive already in the promoted dtype."""
+
+    def forward(self, x: Any, y: Any) -> Any:
+        self.shapes = (_shape(x), _shape(y))
+        return self.compute(x, y)
+
+    def compute(self, x: Any, y: Any) -> Any:
+        raise NotImplementedError
+
+    def reduce(self, g: Any, i: int) -> Any:
+        """``g`` summed back to input ``i``'s shape (undoing broadcasting)."""
+        return reduce_grad(g, self.shapes[i])
+
+
+def _shape(x: Any) -> tuple[int, ...] | None:
+    return x.shape if hasattr(x, "shape") else None
+
+
+class Add(_Binary):
+    node_name = "AddBackward0"
+
+    def __init__(self, alpha: Any = 1) -> None:
+        self.alpha = alpha
+
+    def compute(self, x: Any, y: Any) -> Any:
+        b = self.backend
+        return b.add(x, y if self.alpha == 1 else b.multiply(y, self.alpha))
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        gy = grad if self.alpha == 1 else grad * self.alpha
+        return self.reduce(grad, 0), self.reduce(gy, 1)
+
+
+class Sub(_Binary):
+    node_name = "SubBackward0"
+
+    def __init__(self, alpha: Any = 1) -> None:
+        self.alpha = alpha
+
+    def compute(self, x: Any, y: Any) -> Any:
+        b = self.backend
+        return b.subtract(x, y if self.alpha == 1 else b.multiply(y, self.alpha))
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        gy = -grad if self.alpha == 1 else grad * -self.alpha
+        return self.reduce(grad, 0), self.reduce(gy, 1)
+
+
+class Rsub(_Binary):
+    """``other - x`` with ``x`` a tensor and ``other`` a scalar (PyTorch's rsub)."""
+
+    node_name = "RsubBackward1"
+
+    def compute(self, x: Any, y: Any) -> Any:
+        return self.backend.subtract(y, x)
+
+    def backward(self, grad: Any) -> tuple[Any, None]:
+        return self.reduce(-grad, 0), None
+
+
+class Mul(_Binary):
+    node_name = "MulBackward0"
+
+    def compute(self, x: Any, y: Any) -> Any:
+        need = self.needs_input_grad
+        if need:  # NOTE: keep each factor only if the other one needs its gradient
+            self.save_for_backward(x if need[1] else None, y if need[0] else None)
+        return self.backend.multiply(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        return (self.reduce(grad * y, 0) if y is not None else None,
+                self.reduce(grad * x, 1) if x is not None else None)
+
+
+class Div(_Binary):
+    node_name = "DivBackward0"
+
+    def compute(self, x: Any, y: Any) -> Any:
+        need = self.needs_input_grad
+        if need:
+            self.save_for_backward(x if need[1] else None, y)
+        return self.backend.true_divide(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        need = self.needs_input_grad
+        gx = self.reduce(grad / y, 0) if need[0] else None
+        gy = self.reduce(-grad * x / (y * y), 1) if need[1] else None
+        return gx, gy
+
+
+class Pow(_Binary):
+    """``x ** y``: PowBackward0 (scalar exponent), PowBackward1 (tensor exponent),
+    PowBackward2 (scalar base)."""
+
+    def __init__(self, name: str) -> None:
+        self.node_name = name
+
+    def compute(self, x: Any, y: Any) -> Any:
+        out = self.backend.power(x, y)
+        self.save_for_backward(x, y, out)
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y, out = self.saved_tensors
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            # NOTE: exponent 0 gives gradient 0 everywhere (x ** -1 would be inf at x == 0).
+            if isinstance(y, (int, float)):
+                gx = grad * 0 if y == 0 else grad * y * x ** (y - 1)
+            else:
+                gx = (grad * y * x ** (y - 1)).where(y != 0, 0.0)
+            gx = self.reduce(gx, 0)
+        if self.needs_input_grad[1]:
+            # NOTE: d/dy x**y = x**y log x; where x == 0 and y >= 0 PyTorch defines it as 0.
+            if isinstance(x, (int, float)):
+                gy = grad * out * _log_scalar(x)
+            else:
+                gy = (grad * out * x.log()).where((x != 0) | (y < 0), 0.0)
+            gy = self.reduce(gy, 1)
+        return gx, gy
+
+
+def _log_scalar(x: float) -> float:
+    import math
+
+    return math.log(x) if x > 0 else (float("-inf") if x == 0 else float("nan"))
+
+
+class Maximum(_Binary):
+    node_name = "MaximumBackward0"
+
+    def compute(self, x: Any, y: Any) -> Any:
+        self.save_for_backward(x, y)
+        return self.backend.maximum(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        return _select_grads(self, grad, x > y, x == y)
+
+
+class Minimum(_Binary):
+    node_name = "MinimumBackward0"
+
+    def compute(self, x: Any, y: Any) -> Any:
+        self.save_for_backward(x, y)
+        return self.backend.minimum(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        return _select_grads(self, grad, x < y, x == y)
+
+
+def _select_grads(node: _Binary, grad: Any, wins: Any, ties: Any) -> tuple[Any, Any]:
+    # NOTE: on ties maximum/minimum give each input half the gradient, as PyTorch does.
+    half = grad * 0.5
+    gx = grad.where(wins, half.where(ties, 0.0)) if node.needs_input_grad[0] else None
+    gy = grad.where(~wins & ~ties, half.where(ties, 0.0)) if node.needs_input_grad[1] else None
+    return node.reduce(gx, 0) if gx is not None else None, node.reduce(gy, 1) if gy is not None else None
+
+
+class Where(_Binary):
+    """``where(cond, x, y)``; ``cond`` is a parameter, not an input (it has no gradient)."""
+
+    node_name = "WhereBackward0"
+
+    def __init__(self, cond: Any) -> None:
+        self.cond = cond
+
+    def compute(self, x: Any, y: Any) -> Any:
+        return self.backend.where(self.cond, x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        cond = self.wrap(self.cond)
+        gx = self.reduce(grad.where(cond, 0.0), 0) if self.needs_input_grad[0] else None
+        gy = self.reduce(grad.where(~cond, 0.0), 1) if self.needs_input_grad[1] else None
+        return gx, gy
+
+
+# ---- unary ---------------------------------------------------------------------------------
+
+class _Unary(Node):
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (self.grad_of(grad, *self.saved_tensors),)
+
+    def grad_of(self, grad: Any, *saved: Any) -> Any:
+        raise NotImplementedError
+
+
+class Neg(_Unary):
+    node_name = "NegBackward0"
+
+    def forward(self, x: Any) -> Any:
+        return self.backend.negative(x)
+
+    def grad_of(self, grad: Any) -> Any:
+        return -grad
+
+
+class Abs(_Unary):
+    node_name = "AbsBackward0"
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return self.backend.abs(x)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        # NOTE: the gradient at 0 is 0 (sign(0) = 0), as in PyTorch.
+        return grad * x.sign()
+
+
+class Exp(_Unary):
+    node_name = "ExpBackward0"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.exp(x)
+        self.save_for_backward(out)  # d exp = exp: keep the output, not the input
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        return grad * out
+
+
+class Log(_Unary):
+    node_name = "LogBackward0"
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return self.backend.log(x)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        return grad / x
+
+
+class Log1p(_Unary):
+    node_name = "Log1PBackward0"
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return self.backend.log1p(x)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        return grad / (x + 1)
+
+
+class Expm1(_Unary):
+    node_name = "Expm1Backward0"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.expm1(x)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        return grad * (out + 1)
+
+
+class Sqrt(_Unary):
+    node_name = "SqrtBackward0"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.sqrt(x)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        return grad / (out * 2)
+
+
+class Rsqrt(_Unary):
+    node_name = "RsqrtBackward0"
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        out = b.true_divide(1, b.sqrt(x))
+        self.save_for_backward(out)
+        return out.astype(x.dtype, copy=False)
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        return grad * out.pow(3) * -0.5
+
+
+class Reciprocal(_Unary):
+    node_name = "ReciprocalBackward0"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.true_divide(1, x).astype(x.dtype, copy=False)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        return -grad * out * out
+
+
+class Sin(_Unary):
+    node_name = "SinBackward0"
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return self.backend.sin(x)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        return grad * x.cos()
+
+
+class Cos(_Unary):
+    node_name = "CosBackward0"
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return self.backend.cos(x)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        return grad * -x.sin()
+
+
+class Tanh(_Unary):
+    node_name = "TanhBackward0"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.tanh(x)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        return grad * (1 - out * out)
+
+
+class Sigmoid(_Unary):
+    node_name = "SigmoidBackward0"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.sigmoid(x).astype(x.dtype, copy=False)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        return grad * out * (1 - out)
+
+
+class Relu(_Unary):
+    node_name = "ReluBackward0"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.maximum(x, 0).astype(x.dtype, copy=False)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        # NOTE: the gradient at x == 0 is 0, as in PyTorch (out > 0 is false there).
+        return grad.where(out > 0, 0.0)
+
+
+class Clamp(_Unary):
+    """``clamp(x, min, max)`` with scalar bounds (ClampBackward1)."""
+
+    node_name = "ClampBackward1"
+
+    def __init__(self, lo: Any, hi: Any) -> None:
+        self.lo, self.hi = lo, hi
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        b = self.backend
+        out = x
+        if self.lo is not None:
+            out = b.maximum(out, self.lo)
+        if self.hi is not None:
+            out = b.minimum(out, self.hi)
+        return out.astype(x.dtype, copy=False) if out is not x else b.copy(x)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        # NOTE: the gradient passes where lo <= x <= hi, bounds included, as in PyTorch.
+        keep = None
+        if self.lo is not None:
+            keep = x >= self.lo
+        if self.hi is not None:
+            keep = x <= self.hi if keep is None else keep & (x <= self.hi)
+        return grad.where(keep, 0.0)
+
+
+class ToCopy(_Unary):
+    """A dtype conversion (``to(dtype)``, ``float()``, ``double()``)."""
+
+    node_name = "ToCopyBackward0"
+
+    def __init__(self, dtype: str) -> None:
+        self.dtype = dtype
+
+    def forward(self, x: Any) -> Any:
+        self.in_dtype = x.dtype.name
+        return x.astype(self.dtype)
+
+    def grad_of(self, grad: Any) -> Any:
+        from ..dtypes import from_name
+
+        return grad.to(from_name(self.in_dtype))
+
+
+class Clone(_Unary):
+    node_name = "CloneBackward0"
+
+    def forward(self, x: Any) -> Any:
+        return self.backend.copy(x)
+
+    def grad_of(self, grad: Any) -> Any:
+        return grad

@@ -1,0 +1,132 @@
+"""Matrix products: mm, mv, dot, bmm, addmm, and batched broadcasting matmul."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.node import Node
+
+
+def _mat_error(x: Any, y: Any) -> RuntimeError:
+    return RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+        f"{y.shape[0]}x{y.shape[1]})"
+    )
+
+
+class Mm(Node):
+    """``x @ y`` for 2-D ``x`` and ``y`` (MmBackward0)."""
+
+    node_name = "MmBackward0"
+
+    def forward(self, x: Any, y: Any) -> Any:
+        if x.shape[1] != y.shape[0]:
+            raise _mat_error(x, y)
+        need = self.needs_input_grad
+        if need:
+            self.save_for_backward(x if need[1] else None, y if need[0] else None)
+        return self.backend.matmul(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        return (grad.mm(y.t()) if y is not None else None,
+                x.t().mm(grad) if x is not None else None)
+
+
+class Addmm(Node):
+    """``beta * c + alpha * (x @ y)`` (AddmmBackward0; ``linear`` on 2-D input)."""
+
+    node_name = "AddmmBackward0"
+
+    def __init__(self, beta: Any = 1, alpha: Any = 1) -> None:
+        self.beta = beta
+        self.alpha = alpha
+
+    def forward(self, c: Any, x: Any, y: Any) -> Any:
+        if x.shape[1] != y.shape[0]:
+            raise _mat_error(x, y)
+        b = self.backend
+        need = self.needs_input_grad
+        if need:
+            self.save_for_backward(x if need[2] else None, y if need[1] else None)
+        self.c_shape = c.shape
+        out = b.matmul(x, y)
+        if self.alpha != 1:
+            out *= self.alpha
+        if self.beta == 0:
+            # NOTE: beta == 0 ignores c entirely (even NaN in c), as in PyTorch.
+            return out
+        out += c if self.beta == 1 else c * self.beta
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any, Any, Any]:
+        x, y = self.saved_tensors
+        need = self.needs_input_grad
+        gc = None
+        if need[0]:
+            gc = (grad if self.beta == 1 else grad * self.beta).sum_to_size(self.c_shape)
+        gx = grad.mm(y.t()) if y is not None else None
+        gy = x.t().mm(grad) if x is not None else None
+        if self.alpha != 1:
+            gx = gx * self.alpha if gx is not None else None
+            gy = gy * self.alpha if gy is not None else None
+        return gc, gx, gy
+
+
+class Mv(Node):
+    node_name = "MvBackward0"
+
+    def forward(self, x: Any, v: Any) -> Any:
+        if x.shape[1] != v.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x{x.shape[1]}), "
+                f"vec ({v.shape[0]})"
+            )
+        self.save_for_backward(x, v)
+        return self.backend.matmul(x, v)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, v = self.saved_tensors
+        need = self.needs_input_grad
+        return (grad.unsqueeze(1) * v.unsqueeze(0) if need[0] else None,
+                x.t().mv(grad) if need[1] else None)
+
+
+class Dot(Node):
+    node_name = "DotBackward0"
+
+    def forward(self, x: Any, y: Any) -> Any:
+        if x.shape != y.shape:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to "
+                f"have the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements "
+                "respectively"
+            )
+        self.save_for_backward(x, y)
+        return self.backend.asarray(self.backend.dot(x, y))
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        need = self.needs_input_grad
+        return (grad * y if need[0] else None, grad * x if need[1] else None)
+
+
+class Bmm(Node):
+    """Batched product of 3-D tensors with equal batch sizes (BmmBackward0)."""
+
+    node_name = "BmmBackward0"
+
+    def forward(self, x: Any, y: Any) -> Any:
+        if x.shape[0] != y.shape[0] or x.shape[2] != y.shape[1]:
+            raise RuntimeError(
+                "Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}]."
+            )
+        self.save_for_backward(x, y)
+        return self.backend.matmul(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        need = self.needs_input_grad
+        return (grad.bmm(y.transpose(1, 2)) if need[0] else None,
+                x.transpose(1, 2).bmm(grad) if need[1] else None)

@@ -1,0 +1,259 @@
+"""Shape and indexing ops. View ops (``is_view = True``) return arrays sharing the input's
+storage; ``Node.apply`` links their outputs to the base tensor's version counter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.node import Node
+
+
+class Reshape(Node):
+    """``view``/``reshape``: ViewBackward0, or UnsafeViewBackward0 when reshape had to copy."""
+
+    node_name = "ViewBackward0"
+    is_view = True
+
+    def __init__(self, shape: tuple[int, ...], copy_ok: bool = True) -> None:
+        self.shape = shape
+        self.copy_ok = copy_ok
+
+    def forward(self, x: Any) -> Any:
+        self.in_shape = x.shape
+        out = self.backend.view(x, self.shape)
+        if out is None:
+            if not self.copy_ok:
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at least one "
+                    "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+                )
+            self.is_view = False
+            self.node_name = "UnsafeViewBackward0"
+            out = self.backend.reshape(self.backend.ascontiguousarray(x), self.shape)
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (grad.reshape(self.in_shape),)
+
+
+class Squeeze(Node):
+    """SqueezeBackward0 (all size-1 dims) / SqueezeBackward1 (given dims)."""
+
+    is_view = True
+
+    def __init__(self, dims: tuple[int, ...], name: str) -> None:
+        self.dims = dims
+        self.node_name = name
+
+    def forward(self, x: Any) -> Any:
+        self.in_shape = x.shape
+        return self.backend.reshape(x, tuple(s for i, s in enumerate(x.shape) if i not in self.dims))
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (grad.reshape(self.in_shape),)
+
+
+class Unsqueeze(Node):
+    node_name = "UnsqueezeBackward0"
+    is_view = True
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, x: Any) -> Any:
+        return self.backend.expand_dims(x, self.dim)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (grad.squeeze(self.dim),)
+
+
+class Expand(Node):
+    node_name = "ExpandBackward0"
+    is_view = True
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+    def forward(self, x: Any) -> Any:
+        self.in_shape = x.shape
+        return self.backend.broadcast_to(x, self.shape)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (grad.sum_to_size(self.in_shape),)
+
+
+class Permute(Node):
+    """PermuteBackward0; also TransposeBackward0 and TBackward0 by name."""
+
+    node_name = "PermuteBackward0"
+    is_view = True
+
+    def __init__(self, axes: tuple[int, ...], name: str = "PermuteBackward0") -> None:
+        self.axes = axes
+        self.node_name = name
+
+    def forward(self, x: Any) -> Any:
+        return self.backend.transpose(x, self.axes)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        inverse = [0] * len(self.axes)
+        for i, a in enumerate(self.axes):
+            inverse[a] = i
+        return (grad.permute(*inverse),)
+
+
+class Index(Node):
+    """``x[key]`` with a NumPy key already translated from the user's. Basic keys give views
+    (SelectBackward0, SliceBackward0, ...); advanced keys copy (IndexBackward0)."""
+
+    def __init__(self, key: Any, name: str, advanced: bool) -> None:
+        self.key = key
+        self.node_name = name
+        self.advanced = advanced
+        self.is_view = not advanced
+
+    def forward(self, x: Any) -> Any:
+        self.in_shape = x.shape
+        return x[self.key]  # NOTE: basic keys end in Ellipsis, so even x[0, 1] is a 0-d view
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (IndexEmbed.apply(grad, key=self.key, shape=self.in_shape, accumulate=self.advanced),)
+
+
+class IndexEmbed(Node):
+    """Zeros of ``shape`` with ``grad`` written (or, for repeated indices, added) at ``key``: the
+    backward of indexing, itself differentiable (its backward indexes again)."""
+
+    node_name = "IndexBackwardBackward0"
+
+    def __init__(self, key: Any, shape: tuple[int, ...], accumulate: bool) -> None:
+        self.key = key
+        self.shape = shape
+        self.accumulate = accumulate
+
+    def forward(self, g: Any) -> Any:
+        b = self.backend
+        out = b.zeros(self.shape, g.dtype)
+        if self.accumulate:
+            b.index_add(out, self.key, g)
+        else:
+            out[self.key] = g
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (Index.apply(grad, key=self.key, name="IndexBackward0", advanced=self.accumulate),)
+
+
+class Gather(Node):
+    """``take_along_axis``; backward scatters (adds) back."""
+
+    node_name = "GatherBackward0"
+
+    def __init__(self, dim: int, index: Any) -> None:
+        self.dim = dim
+        self.index = index
+
+    def forward(self, x: Any) -> Any:
+        self.shape = x.shape
+        return self.backend.take_along_axis(x, self.index, axis=self.dim)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (ScatterAdd.apply(grad, dim=self.dim, index=self.index, shape=self.shape),)
+
+
+class ScatterAdd(Node):
+    """Zeros of ``shape`` with ``src`` added at ``index`` along ``dim`` (gather's adjoint)."""
+
+    node_name = "ScatterAddBackward0"
+
+    def __init__(self, dim: int, index: Any, shape: tuple[int, ...]) -> None:
+        self.dim = dim
+        self.index = index
+        self.shape = shape
+
+    def forward(self, src: Any) -> Any:
+        out = self.backend.zeros(self.shape, src.dtype)
+        self.backend.scatter_add(out, self.index, src, self.dim)
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (Gather.apply(grad, dim=self.dim, index=self.index),)
+
+
+class Cat(Node):
+    node_name = "CatBackward0"
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, *xs: Any) -> Any:
+        self.sizes = [x.shape[self.dim] for x in xs]
+        return self.backend.concatenate(xs, axis=self.dim)
+
+    def backward(self, grad: Any) -> tuple[Any, ...]:
+        return tuple(grad.split(self.sizes, self.dim))
+
+
+class Stack(Node):
+    node_name = "StackBackward0"
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, *xs: Any) -> Any:
+        return self.backend.stack(xs, axis=self.dim)
+
+    def backward(self, grad: Any) -> tuple[Any, ...]:
+        return tuple(grad.unbind(self.dim))
+
+
+class Split(Node):
+    """``split``/``chunk`` (SplitBackward0, SplitWithSizesBackward0) and ``unbind``
+    (UnbindBackward0, ``squeeze=True``): several views, one per piece."""
+
+    is_view = True
+
+    def __init__(self, sizes: list[int], dim: int, name: str, squeeze: bool = False) -> None:
+        self.sizes = sizes
+        self.dim = dim
+        self.node_name = name
+        self.squeeze = squeeze
+
+    def forward(self, x: Any) -> Any:
+        self.shape = x.shape
+        self.dtype = x.dtype
+        outs = []
+        start = 0
+        pre = (slice(None),) * self.dim
+        for s in self.sizes:
+            outs.append(x[pre + ((start if self.squeeze else slice(start, start + s)),)])
+            start += s
+        return tuple(outs)
+
+    def backward(self, *grads: Any) -> tuple[Any]:
+        from .. import functions
+
+        parts = []
+        for g, s in zip(grads, self.sizes):
+            if g is None:
+                shape = list(self.shape)
+                shape[self.dim] = s
+                if self.squeeze:
+                    del shape[self.dim]
+                g = self.wrap(self.backend.zeros(tuple(shape), self.dtype))
+            parts.append(g)
+        if self.squeeze:
+            return (functions.stack(parts, self.dim),)
+        return (functions.cat(parts, self.dim),)
+
+
+class Contiguous(Node):
+    """``contiguous()`` of a non-contiguous tensor: a copy (CloneBackward0, as in PyTorch)."""
+
+    node_name = "CloneBackward0"
+
+    def forward(self, x: Any) -> Any:
+        return self.backend.ascontiguousarray(x)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (grad,)

@@ -1,0 +1,287 @@
+"""Reductions: sum, mean, var/std, prod, max/min (with and without dim), amax/amin, logsumexp,
+vector norms. ``dims`` is always a normalised tuple; ``keepdim`` as in PyTorch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.node import Node
+
+
+def _expand_back(grad: Any, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Any:
+    """A reduced gradient broadcast back over the reduced dimensions to ``shape``."""
+    if not keepdim and dims:
+        grad = grad.reshape(tuple(1 if i in dims else s for i, s in enumerate(shape)))
+    return grad.expand(shape)
+
+
+def _keep(out: Any, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Any:
+    """``out`` reshaped as if computed with keepdim=True (for broadcasting against the input)."""
+    if keepdim or not dims:
+        return out if out.ndim == len(shape) or not shape else out.reshape((1,) * len(shape))
+    return out.reshape(tuple(1 if i in dims else s for i, s in enumerate(shape)))
+
+
+class _Reduce(Node):
+    def __init__(self, dims: tuple[int, ...], keepdim: bool, name: str | None = None) -> None:
+        self.dims = dims
+        self.keepdim = keepdim
+        if name is not None:
+            self.node_name = name
+
+    def axis(self) -> Any:
+        return self.dims
+
+
+class Sum(_Reduce):
+    node_name = "SumBackward1"
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool, name: str | None = None,
+                 dtype: str | None = None) -> None:
+        super().__init__(dims, keepdim, name)
+        self.dtype = dtype
+
+    def forward(self, x: Any) -> Any:
+        self.shape = x.shape
+        return self.backend.sum(x, axis=self.dims, keepdims=self.keepdim, dtype=self.dtype)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (_expand_back(grad, self.shape, self.dims, self.keepdim),)
+
+
+class Mean(_Reduce):
+    node_name = "MeanBackward1"
+
+    def forward(self, x: Any) -> Any:
+        self.shape = x.shape
+        n = 1
+        for d in self.dims:
+            n *= x.shape[d]
+        self.count = n
+        return self.backend.sum(x, axis=self.dims, keepdims=self.keepdim) / x.dtype.type(n) if n else \
+            self.backend.full(_out_shape(x.shape, self.dims, self.keepdim), float("nan"), x.dtype)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (_expand_back(grad, self.shape, self.dims, self.keepdim) / self.count,)
+
+
+def _out_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+class Var(_Reduce):
+    """Variance with ``correction`` (1: unbiased). ``std=True`` gives the standard deviation."""
+
+    node_name = "VarBackward0"
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool, correction: float, std: bool) -> None:
+        super().__init__(dims, keepdim, "StdBackward0" if std else "VarBackward0")
+        self.correction = correction
+        self.std = std
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        n = 1
+        for d in self.dims:
+            n *= x.shape[d]
+        self.denom = max(n - self.correction, 0)
+        mean = b.sum(x, axis=self.dims, keepdims=True) / x.dtype.type(max(n, 1))
+        diff = x - mean
+        with b.errstate(divide="ignore", invalid="ignore"):
+            var = b.sum(diff * diff, axis=self.dims, keepdims=self.keepdim) / x.dtype.type(self.denom)
+        out = b.sqrt(var) if self.std else var
+        self.save_for_backward(x, out)
+        self.shape = x.shape
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        x, out = self.saved_tensors
+        centered = x - x.mean(self.dims, keepdim=True)
+        g = _keep(grad, self.shape, self.dims, self.keepdim)
+        if self.std:
+            o = _keep(out, self.shape, self.dims, self.keepdim)
+            return (g * centered / (o * self.denom),)
+        return (g * centered * (2.0 / self.denom),)
+
+
+class Prod(_Reduce):
+    node_name = "ProdBackward1"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.prod(x, axis=self.dims, keepdims=self.keepdim)
+        self.save_for_backward(x, out)
+        self.shape = x.shape
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        x, out = self.saved_tensors
+        g = _keep(grad, self.shape, self.dims, self.keepdim)
+        if not bool(self.backend.any(x._data == 0)):
+            return (g * _keep(out, self.shape, self.dims, self.keepdim) / x,)
+        # NOTE: with zeros, out / x is 0/0; use the product of the other elements instead
+        # (prefix product times suffix product along the reduced dimension).
+        return (g * _prod_of_others(x, self.dims),)
+
+
+def _prod_of_others(x: Any, dims: tuple[int, ...]) -> Any:
+    flat = x
+    if len(dims) != 1:
+        flat = x.reshape(-1) if len(dims) == x.ndim else None
+        if flat is None:
+            raise NotImplementedError("prod over several (not all) dims with zeros in the input")
+        d = 0
+    else:
+        d = dims[0]
+    n = flat.shape[d]
+    parts = []
+    for i in range(n):
+        others = [flat.select(d, j) for j in range(n) if j != i]
+        p = others[0] if others else flat.select(d, i) * 0 + 1
+        for o in others[1:]:
+            p = p * o
+        parts.append(p)
+    return _stack(parts, d).reshape(x.shape)
+
+
+def _stack(parts: list[Any], d: int) -> Any:
+    from .. import functions
+
+    return functions.stack(parts, d)
+
+
+class MaxMin(_Reduce):
+    """``max``/``min`` without a dim (MaxBackward1): ties share the gradient evenly. With
+    ``amax`` names it also serves amax/amin over any dims."""
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool, is_max: bool, name: str) -> None:
+        super().__init__(dims, keepdim, name)
+        self.is_max = is_max
+
+    def forward(self, x: Any) -> Any:
+        if x.size == 0 and self.dims:
+            raise RuntimeError(
+                f"{'max' if self.is_max else 'min'}(): Expected reduction dim to be specified for "
+                "input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )
+        b = self.backend
+        out = (b.max if self.is_max else b.min)(x, axis=self.dims, keepdims=self.keepdim)
+        self.save_for_backward(x, out)
+        self.shape = x.shape
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        x, out = self.saved_tensors
+        # NOTE: ties share the gradient equally, as in PyTorch's evenly_distribute_backward.
+        mask = (x == _keep(out, self.shape, self.dims, self.keepdim)).to(grad.dtype)
+        count = mask.sum(self.dims, keepdim=True)
+        return (_keep(grad, self.shape, self.dims, self.keepdim) * mask / count,)
+
+
+class MaxMinDim(Node):
+    """``max(dim)``/``min(dim)``: (values, indices); the gradient goes to the chosen index."""
+
+    def __init__(self, dim: int, keepdim: bool, is_max: bool) -> None:
+        self.dim = dim
+        self.keepdim = keepdim
+        self.is_max = is_max
+        self.node_name = "MaxBackward0" if is_max else "MinBackward0"
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        if x.ndim and x.shape[self.dim] == 0:
+            raise IndexError(
+                f"{'max' if self.is_max else 'min'}(): Expected reduction dim {self.dim} to have "
+                "non-zero size."
+            )
+        idx = (b.argmax if self.is_max else b.argmin)(x, axis=self.dim, keepdims=True) if x.ndim else \
+            b.zeros((), "int64")
+        values = b.take_along_axis(x, idx, axis=self.dim) if x.ndim else b.copy(x)
+        if not self.keepdim and x.ndim:
+            values = b.squeeze(values, axis=self.dim)
+            idx = b.squeeze(idx, axis=self.dim)
+        self.idx = idx
+        self.shape = x.shape
+        return values, idx.astype("int64", copy=False)
+
+    def backward(self, grad: Any, grad_idx: Any = None) -> tuple[Any]:
+        from .movement import ScatterAdd
+
+        if not self.shape:
+            return (grad,)
+        g = grad if self.keepdim else grad.unsqueeze(self.dim)
+        idx = self.idx if self.keepdim else self.backend.expand_dims(self.idx, self.dim)
+        return (ScatterAdd.apply(g, dim=self.dim, index=idx, shape=self.shape),)
+
+
+class LogSumExp(_Reduce):
+    node_name = "LogsumexpBackward0"
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        m = b.max(x, axis=self.dims, keepdims=True) if x.size else b.zeros((1,) * x.ndim, x.dtype)
+        # NOTE: subtract the max for stability; an infinite max is replaced by 0 so that
+        # inf - inf never makes NaN (the result is then inf or -inf, as it should be).
+        m = b.where(b.isfinite(m), m, 0)
+        s = b.sum(b.exp(x - m), axis=self.dims, keepdims=True)
+        with b.errstate(divide="ignore"):
+            out = b.log(s) + m
+        if not self.keepdim:
+            out = b.squeeze(out, axis=self.dims)
+        self.save_for_backward(x, out)
+        self.shape = x.shape
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        x, out = self.saved_tensors
+        g = _keep(grad, self.shape, self.dims, self.keepdim)
+        return (g * (x - _keep(out, self.shape, self.dims, self.keepdim)).exp(),)
+
+
+class Norm(_Reduce):
+    """Vector p-norm over ``dims`` (LinalgVectorNormBackward0)."""
+
+    node_name = "LinalgVectorNormBackward0"
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool, p: float) -> None:
+        super().__init__(dims, keepdim)
+        self.p = p
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        a = b.abs(x)
+        p = self.p
+        if p == float("inf"):
+            out = b.max(a, axis=self.dims, keepdims=self.keepdim)
+        elif p == -float("inf"):
+            out = b.min(a, axis=self.dims, keepdims=self.keepdim)
+        elif p == 0:
+            out = b.sum(a != 0, axis=self.dims, keepdims=self.keepdim).astype(x.dtype)
+        elif p == 1:
+            out = b.sum(a, axis=self.dims, keepdims=self.keepdim)
+        elif p == 2:
+            out = b.sqrt(b.sum(a * a, axis=self.dims, keepdims=self.keepdim))
+        else:
+            out = b.power(b.sum(b.power(a, p), axis=self.dims, keepdims=self.keepdim), 1.0 / p)
+        self.save_for_backward(x, out)
+        self.shape = x.shape
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        x, out = self.saved_tensors
+        p = self.p
+        g = _keep(grad, self.shape, self.dims, self.keepdim)
+        o = _keep(out, self.shape, self.dims, self.keepdim)
+        if p == 0:
+            return (x * 0,)
+        if p == 1:
+            return (g * x.sign(),)
+        if p in (float("inf"), -float("inf")):
+            mask = (x.abs() == o).to(g.dtype)
+            return (g * x.sign() * mask / mask.sum(self.dims, keepdim=True),)
+        if p == 2:
+            # NOTE: at a zero norm the gradient is 0 (PyTorch's masked x / norm).
+            return ((g * x / o).where(o != 0, 0.0),)
+        scale = x * x.abs().pow(p - 2) / o.pow(p - 1)
+        return ((g * scale).where(o != 0, 0.0),)

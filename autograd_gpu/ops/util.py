@@ -1,0 +1,35 @@
+"""Helpers shared by op backwards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def reduce_grad(grad: Any, shape: tuple[int, ...] | None) -> Any:
+    """``grad`` summed over the dimensions that broadcasting added or stretched, so that it has
+    ``shape`` again (``None``: the input was a Python scalar and gets no gradient)."""
+    if shape is None or grad.shape == shape:
+        return grad
+    return grad.sum_to_size(shape)
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """A dimension index in ``[0, ndim)``, with PyTorch's error for one out of range."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """A sorted tuple of dimensions; ``None`` or ``()`` means all of them."""
+    if dim is None or dim == () or dim == []:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        return (normalize_dim(dim, ndim),)
+    dims = tuple(sorted(normalize_dim(d, ndim) for d in dim))
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return dims

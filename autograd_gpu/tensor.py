@@ -1,0 +1,814 @@
+"""``Tensor``: an array on a device, plus what autograd needs (``requires_grad``, ``grad``,
+``grad_fn``, a version counter). Methods are one-line delegates to ``functions.py``."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Iterator
+
+from . import dtypes
+from .autograd import node as _node
+from .autograd.grad_mode import STATE
+from .autograd.node import AccumulateGrad, RemovableHandle, VersionCounter, add_hook
+from .device import CPU, device
+
+_ARRAY_TYPES: set[type] = set()
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """A multi-dimensional array on a device that can record a backward graph.
+
+    Create tensors with the factories (``tensor``, ``zeros``, ``randn``, ...), not this class.
+    """
+
+    # Defaults live on the class so that creating a tensor sets only what differs.
+    grad: Tensor | None = None
+    grad_fn: Any = None
+    _output_nr = 0
+    _requires_grad = False
+    _version_counter: VersionCounter | None = None
+    _base: Tensor | None = None
+    _view_fn: Callable[[Tensor], Tensor] | None = None
+    _acc_ref: Any = None
+    _is_inference = False
+    _owned = False
+    _hooks: dict[int, Any] | None = None
+
+    # ---- construction ---------------------------------------------------------------------
+    @staticmethod
+    def _make(data: Any, dev: device) -> Tensor:
+        if type(data) not in _ARRAY_TYPES:
+            data = dev.backend.asarray(data)
+            _ARRAY_TYPES.add(type(data))
+        t = _new(Tensor)
+        t._data = data
+        t._device = dev
+        if STATE.inference:
+            t._is_inference = True
+        return t
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("create tensors with autograd_gpu.tensor(), zeros(), randn(), ...")
+
+    # ---- properties -------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[F.normalize_dim(dim, self.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def nelement(self) -> int:
+        return int(self._data.size)
+
+    def element_size(self) -> int:
+        return int(self._data.itemsize)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self._data.itemsize)
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_name(self._data.dtype.name)
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    def get_device(self) -> int:
+        return -1 if self._device.index is None else self._device.index
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def backend(self) -> Any:
+        return self._device.backend
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_inference_tensor(self) -> bool:
+        return self._is_inference
+
+    def is_inference(self) -> bool:
+        return self._is_inference
+
+    @property
+    def _version(self) -> int:
+        return self._counter().value
+
+    def _counter(self) -> VersionCounter:
+        c = self._version_counter
+        if c is None:
+            c = self._version_counter = VersionCounter()
+        return c
+
+    @property
+    def data(self) -> Tensor:
+        """A grad-free tensor sharing this tensor's storage (but not its version counter)."""
+        return Tensor._make(self._data, self._device)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+        self._device = value._device
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802
+        return F.permute(self, tuple(range(self.ndim - 1, -1, -1)), name="PermuteBackward0")
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802
+        return F.transpose(self, -2, -1)
+
+    @property
+    def H(self) -> Tensor:  # noqa: N802
+        return self.T
+
+    @property
+    def mH(self) -> Tensor:  # noqa: N802
+        return self.mT
+
+    @property
+    def retains_grad(self) -> bool:
+        fn = self.grad_fn
+        return fn is not None and bool(fn._retain_grad) and self._output_nr in fn._retain_grad
+
+    # ---- conversions ----------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> Any:
+        """The data as a NumPy array sharing memory (CPU tensors only)."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if self._device.type != "cpu":
+            if not force:
+                raise TypeError(
+                    f"can't convert {self._device.type}:{self._device.index} device type tensor to "
+                    "numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+                )
+            return self.backend.to_host(self._data)
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        arr = self.detach().cpu()._data
+        return arr if dtype is None else arr.astype(dtype)
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item() if self._device.type == "cpu" else self.cpu().item()
+
+    def tolist(self) -> Any:
+        return self.backend.to_host(self._data).tolist()
+
+    def __float__(self) -> float:
+        self._check_scalar()
+        return float(self.item())
+
+    def __int__(self) -> int:
+        self._check_scalar()
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def _check_scalar(self) -> None:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return int(self._data.shape[0])
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(F.unbind(self, 0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self) if not spec else format(repr(self), spec)
+
+    def __reduce_ex__(self, proto: Any) -> Any:
+        raise TypeError("autograd_gpu tensors are not pickled; use autograd_gpu.save")
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._data.__dlpack_device__()
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        return F.to(self, *args, **kwargs)
+
+    def cpu(self) -> Tensor:
+        return F.to(self, CPU)
+
+    def cuda(self, device: Any = None) -> Tensor:
+        return F.to(self, "cuda" if device is None else device)
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            from .autograd.node import _type_str
+
+            return _type_str(self)
+        return F.to(self, dtype)
+
+    def float(self) -> Tensor:
+        return F.to(self, dtypes.float32)
+
+    def double(self) -> Tensor:
+        return F.to(self, dtypes.float64)
+
+    def half(self) -> Tensor:
+        return F.to(self, dtypes.float16)
+
+    def long(self) -> Tensor:
+        return F.to(self, dtypes.int64)
+
+    def int(self) -> Tensor:
+        return F.to(self, dtypes.int32)
+
+    def bool(self) -> Tensor:
+        return F.to(self, dtypes.bool)
+
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        return F.clone(self)
+
+    def contiguous(self, memory_format: Any = None) -> Tensor:
+        return F.contiguous(self)
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        return bool(self.backend.is_contiguous(self._data))
+
+    def stride(self, dim: int | None = None) -> Any:
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[F.normalize_dim(dim, self.ndim)]
+
+    def data_ptr(self) -> int:
+        return int(self._data.__array_interface__["data"][0]) if self._device.type == "cpu" else int(self._data.data.ptr)
+
+    def untyped_storage(self) -> Any:
+        return F.Storage(self)
+
+    # ---- autograd ---------------------------------------------------------------------------
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Compute the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``."""
+        from .autograd.api import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage (and version counter) with this one, outside the graph."""
+        t = Tensor._make(self._data, self._device)
+        t._version_counter = self._counter()
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self.grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward (a no-op on leaves)."""
+        fn = self.grad_fn
+        if fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if fn._retain_grad is None:
+            fn._retain_grad = {}
+        fn._retain_grad[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_prehook(self._output_nr, hook)
+        return self._grad_accumulator()._register_tensor_prehook(0, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """``hook(tensor)`` runs after ``.grad`` of this leaf has been accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        return add_hook(self._grad_accumulator()._post_hooks, hook)
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        acc = self._acc_ref() if self._acc_ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc_ref = weakref.ref(acc)
+        return acc
+
+    # ---- operators (delegates) --------------------------------------------------------------
+    def __add__(self, other: Any) -> Tensor:
+        return F.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return F.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return F.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return F.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return F.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return F.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return F.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return F.rdiv(self, other)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return F.floor_divide(self, other)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return F.remainder(self, other)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return F.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return F.rpow(self, other)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return F.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return F.matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return F.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return F.abs(self)
+
+    def __invert__(self) -> Tensor:
+        return F.logical_not(self) if self.dtype is dtypes.bool else F.bitwise_not(self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return F.logical_and(self, other)
+
+    def __or__(self, other: Any) -> Tensor:
+        return F.logical_or(self, other)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return F.logical_xor(self, other)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return F.eq(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return F.ne(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return F.lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return F.le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return F.gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return F.ge(self, other)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return F.add_(self, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return F.sub_(self, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return F.mul_(self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return F.div_(self, other)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        return F.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        F.setitem(self, key, value)
+
+    # ---- math (delegates) -------------------------------------------------------------------
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return F.add(self, other, alpha=alpha)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return F.sub(self, other, alpha=alpha)
+
+    def mul(self, other: Any) -> Tensor:
+        return F.mul(self, other)
+
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return F.div(self, other, rounding_mode=rounding_mode)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return F.pow(self, exponent)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return F.matmul(self, other)
+
+    def mm(self, other: Tensor) -> Tensor:
+        return F.mm(self, other)
+
+    def bmm(self, other: Tensor) -> Tensor:
+        return F.bmm(self, other)
+
+    def mv(self, other: Tensor) -> Tensor:
+        return F.mv(self, other)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return F.dot(self, other)
+
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return F.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def neg(self) -> Tensor:
+        return F.neg(self)
+
+    def abs(self) -> Tensor:
+        return F.abs(self)
+
+    def sign(self) -> Tensor:
+        return F.sign(self)
+
+    def exp(self) -> Tensor:
+        return F.exp(self)
+
+    def log(self) -> Tensor:
+        return F.log(self)
+
+    def log1p(self) -> Tensor:
+        return F.log1p(self)
+
+    def expm1(self) -> Tensor:
+        return F.expm1(self)
+
+    def sqrt(self) -> Tensor:
+        return F.sqrt(self)
+
+    def rsqrt(self) -> Tensor:
+        return F.rsqrt(self)
+
+    def reciprocal(self) -> Tensor:
+        return F.reciprocal(self)
+
+    def square(self) -> Tensor:
+        return F.square(self)
+
+    def sin(self) -> Tensor:
+        return F.sin(self)
+
+    def cos(self) -> Tensor:
+        return F.cos(self)
+
+    def tanh(self) -> Tensor:
+        return F.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return F.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return F.relu(self)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        return F.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other: Tensor) -> Tensor:
+        return F.maximum(self, other)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        return F.minimum(self, other)
+
+    def where(self, condition: Any, other: Any) -> Tensor:
+        return F.where(condition, self, other)
+
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        return F.masked_fill(self, mask, value)
+
+    def eq(self, other: Any) -> Tensor:
+        return F.eq(self, other)
+
+    def ne(self, other: Any) -> Tensor:
+        return F.ne(self, other)
+
+    def lt(self, other: Any) -> Tensor:
+        return F.lt(self, other)
+
+    def le(self, other: Any) -> Tensor:
+        return F.le(self, other)
+
+    def gt(self, other: Any) -> Tensor:
+        return F.gt(self, other)
+
+    def ge(self, other: Any) -> Tensor:
+        return F.ge(self, other)
+
+    def logical_not(self) -> Tensor:
+        return F.logical_not(self)
+
+    def isnan(self) -> Tensor:
+        return F.isnan(self)
+
+    def isfinite(self) -> Tensor:
+        return F.isfinite(self)
+
+    def equal(self, other: Tensor) -> bool:
+        return F.equal(self, other)
+
+    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+        return F.allclose(self, other, rtol, atol, equal_nan)
+
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return F.sum(self, dim, keepdim, dtype=dtype)
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        return F.sum_to_size(self, *size)
+
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return F.mean(self, dim, keepdim, dtype=dtype)
+
+    def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+        return F.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+        return F.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return F.prod(self, dim, keepdim, dtype=dtype)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return F.min(self, dim, keepdim)
+
+    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return F.amax(self, dim, keepdim)
+
+    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return F.amin(self, dim, keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        return F.argmax(self, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        return F.argmin(self, dim, keepdim)
+
+    def logsumexp(self, dim: Any, keepdim: bool = False) -> Tensor:
+        return F.logsumexp(self, dim, keepdim)
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        return F.norm(self, p, dim, keepdim, dtype=dtype)
+
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return F.any(self, dim, keepdim)
+
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return F.all(self, dim, keepdim)
+
+    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        return F.softmax(self, dim, dtype=dtype)
+
+    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        return F.log_softmax(self, dim, dtype=dtype)
+
+    # ---- shape (delegates) ------------------------------------------------------------------
+    def reshape(self, *shape: Any) -> Tensor:
+        return F.reshape(self, *shape)
+
+    def view(self, *shape: Any) -> Tensor:
+        return F.view(self, *shape)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return F.view(self, other.shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return F.reshape(self, other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return F.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        return F.unflatten(self, dim, sizes)
+
+    def squeeze(self, dim: Any = None) -> Tensor:
+        return F.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return F.unsqueeze(self, dim)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        return F.expand(self, *sizes)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return F.expand(self, other.shape)
+
+    def broadcast_to(self, shape: Any) -> Tensor:
+        return F.expand(self, shape)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return F.transpose(self, dim0, dim1)
+
+    def swapaxes(self, dim0: int, dim1: int) -> Tensor:
+        return F.transpose(self, dim0, dim1)
+
+    def permute(self, *dims: Any) -> Tensor:
+        return F.permute(self, dims)
+
+    def t(self) -> Tensor:
+        return F.t(self)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        return F.split(self, split_size, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        return F.chunk(self, chunks, dim)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        return F.unbind(self, dim)
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        return F.index_select(self, dim, index)
+
+    def gather(self, dim: int, index: Tensor) -> Tensor:
+        return F.gather(self, dim, index)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        return F.nonzero(self, as_tuple=as_tuple)
+
+    def repeat(self, *sizes: Any) -> Tensor:
+        return F.repeat(self, *sizes)
+
+    # ---- in place (delegates) ---------------------------------------------------------------
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return F.add_(self, other, alpha=alpha)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return F.sub_(self, other, alpha=alpha)
+
+    def mul_(self, other: Any) -> Tensor:
+        return F.mul_(self, other)
+
+    def div_(self, other: Any) -> Tensor:
+        return F.div_(self, other)
+
+    def pow_(self, other: Any) -> Tensor:
+        return F.inplace(self, F.pow, other)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        return F.clamp_(self, min, max)
+
+    clip_ = clamp_
+
+    def relu_(self) -> Tensor:
+        return F.inplace(self, F.relu)
+
+    def sigmoid_(self) -> Tensor:
+        return F.inplace(self, F.sigmoid)
+
+    def tanh_(self) -> Tensor:
+        return F.inplace(self, F.tanh)
+
+    def exp_(self) -> Tensor:
+        return F.inplace(self, F.exp)
+
+    def neg_(self) -> Tensor:
+        return F.inplace(self, F.neg)
+
+    def sqrt_(self) -> Tensor:
+        return F.inplace(self, F.sqrt)
+
+    def zero_(self) -> Tensor:
+        return F.zero_(self)
+
+    def fill_(self, value: Any) -> Tensor:
+        return F.fill_(self, value)
+
+    def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
+        return F.copy_(self, src)
+
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
+        return F.inplace(self, F.masked_fill, mask, value)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+        return F.uniform_(self, a, b, generator=generator)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        return F.normal_(self, mean, std, generator=generator)
+
+
+_new = object.__new__
+_node.Tensor_ = Tensor
+
+from . import functions as F  # noqa: E402  (functions.py builds on Tensor)
