@@ -6,19 +6,19 @@ public surface explicitly; it never imports ``torch`` or ``cupy``.
 
 from __future__ import annotations
 
-from . import autograd, dtypes, return_types
+from . import autograd, cuda, dtypes, return_types
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
-from .autograd.anomaly import set_detect_anomaly
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .creation import (
     arange, as_tensor, asarray, empty, empty_like, eye, from_dlpack, from_numpy, full, full_like,
-    linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor,
-    zeros, zeros_like,
+    linspace, ones, ones_like, tensor, zeros, zeros_like,
 )
+from ._tensor_str import get_printoptions, set_printoptions
 from .device import device
 from .dtypes import (
-    bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
-    int16, int32, int64, long, promote_types, set_default_dtype, short, uint8,
+    bool, can_cast, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
+    int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8,
 )
 from .functions import (
     abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bmm, broadcast_shapes, cat,
@@ -30,7 +30,10 @@ from .functions import (
     sign, sin, softmax, split, sqrt, square, squeeze, stack, std, sub, subtract, sum, swapaxes,
     t, tanh, transpose, true_divide, unbind, unflatten, unsqueeze, var, where,
 )
-from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .random import (
+    Generator, get_rng_state, initial_seed, manual_seed, rand, rand_like, randint, randn,
+    randn_like, randperm, seed, set_rng_state,
+)
 from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
@@ -49,14 +52,25 @@ def is_floating_point(input: Tensor) -> builtins_bool:  # noqa: A002
     return input.is_floating_point()
 
 
-def result_type(a: object, b: object) -> dtype:
-    """PyTorch's result dtype for an operation on ``a`` and ``b`` (tensors or scalars)."""
+def result_type(tensor: object, other: object) -> dtype:  # noqa: F811  (torch's names)
+    """PyTorch's result dtype for an operation on ``tensor`` and ``other`` (tensors or Python
+    scalars): dimensioned tensors outrank 0-d tensors, which outrank Python scalars, unless the
+    lower group has a higher category (bool < integer < floating).
+
+    Example:
+        >>> result_type(tensor([1, 2], dtype=int32), 2.5)
+        torch.float32
+    """
     groups: tuple[list[dtype], list[dtype], list[dtype]] = ([], [], [])
-    for x in (a, b):
+    for x in (tensor, other):
         if isinstance(x, Tensor):
             groups[0 if x.ndim else 1].append(x.dtype)
-        else:
+        elif isinstance(x, (_builtins.bool, _builtins.int, _builtins.float)):
             groups[2].append(dtypes.scalar_type(x))
+        else:
+            raise TypeError("result_type() received an invalid combination of arguments - got "
+                            f"({type(tensor).__name__}, {type(other).__name__}), but expected "
+                            "one of:")
     return dtypes.result_type(*groups)
 
 

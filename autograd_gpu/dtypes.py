@@ -16,7 +16,8 @@ class dtype:  # noqa: N801  (PyTorch's name)
 
     __slots__ = ("name", "itemsize", "is_floating_point", "is_signed", "category", "_rank")
 
-    def __init__(self, name: str, itemsize: int, category: int, rank: int, signed: bool = True):
+    def __init__(self, name: str, itemsize: builtins.int, category: builtins.int,
+                 rank: builtins.int, signed: builtins.bool = True) -> None:
         self.name = name  # NumPy's name, accepted by NumPy and CuPy alike
         self.itemsize = itemsize
         self.category = category  # 0 bool, 1 integer, 2 floating
@@ -25,7 +26,7 @@ class dtype:  # noqa: N801  (PyTorch's name)
         self._rank = rank
 
     @property
-    def is_complex(self) -> bool:
+    def is_complex(self) -> builtins.bool:
         return False
 
     def __repr__(self) -> str:
@@ -64,11 +65,53 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the default floating dtype (``float32`` or ``float64``, as PyTorch allows)."""
+    """Set the default floating dtype (``float32``, ``float64`` or ``float16``).
+
+    It is what float factories (``tensor([1.5])``, ``zeros``, ``rand``) and Python floats in
+    mixed arithmetic produce. Non-floating dtypes raise ``TypeError``, as in PyTorch.
+    """
     global _default_float
-    if not isinstance(d, dtype) or not d.is_floating_point:
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _default_float = d
+
+
+# PyTorch's ScalarType names (used in its "not implemented for 'Long'" messages) and C type names
+# (used in its bounds messages).
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                 "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+_C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+            "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+            "float64": "double"}
+
+
+def scalar_type_name(d: dtype) -> str:
+    """PyTorch's ScalarType name of ``d`` (``'Long'`` for int64), as its messages print it."""
+    return _SCALAR_NAMES[d.name]
+
+
+def c_type_name(d: dtype) -> str:
+    """The C++ type name of ``d`` (``'signed char'`` for int8), as PyTorch's messages print it."""
+    return _C_NAMES[d.name]
+
+
+def int_bounds(d: dtype) -> tuple[builtins.int, builtins.int]:
+    """The smallest and largest value of the integer (or bool) dtype ``d``."""
+    if d is bool:
+        return 0, 1
+    bits = 8 * d.itemsize
+    if not d.is_signed:
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def check_dtype(fn: str, d: Any) -> None:
+    """Raise PyTorch's ``TypeError`` when a ``dtype=`` argument is not a dtype (or None)."""
+    if d is not None and not isinstance(d, dtype):
+        raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {type(d).__name__}")
 
 
 def from_name(name: str) -> dtype:
@@ -83,7 +126,16 @@ def from_name(name: str) -> dtype:
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
-    """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``)."""
+    """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``).
+
+    Example:
+        >>> promote_types(uint8, int8)
+        torch.int16
+    """
+    for pos, x in ((1, a), (2, b)):
+        if not isinstance(x, dtype):
+            raise TypeError(f"promote_types(): argument 'type{pos}' (position {pos}) must be "
+                            f"torch.dtype, not {type(x).__name__}")
     if a is b:
         return a
     if a.category != b.category:
@@ -123,6 +175,12 @@ def result_type(dims: list[dtype], zero_dims: list[dtype], scalars: list[dtype])
                 out = promote_types(out, g)
     assert out is not None
     return out
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """Whether PyTorch's casting rules allow ``from_`` to ``to`` in type-promoting ops: never
+    floating to integer or bool, never non-bool to bool (``torch.can_cast``)."""
+    return from_.category <= to.category
 
 
 def is_floating_point(d: dtype) -> builtins.bool:

@@ -9,6 +9,8 @@ from typing import Any, Callable, Sequence
 
 from . import dtypes
 from .autograd.grad_mode import STATE, no_grad
+from .autograd.node import _edge
+from .autograd.node import _seq as _node_seq
 from .ops import elementwise as E
 from .ops import fused, linalg
 from .ops import movement as M
@@ -54,7 +56,14 @@ def _promote(a: Tensor, b: Any) -> tuple[Any, Any]:
     if isinstance(b, bool) or cat == 2:
         return a, b
     if isinstance(b, int):
-        return (a.to(dtypes.int64) if cat == 0 else a), b
+        if cat == 0:
+            return a.to(dtypes.int64), b
+        lo, hi = dtypes.int_bounds(a.dtype)
+        if not lo <= b <= hi:
+            # NOTE: PyTorch casts the scalar to the tensor's integer dtype, wrapping around
+            # (uint8 + -3 adds 253); NumPy would raise OverflowError instead.
+            b = (b - lo) % (hi - lo + 1) + lo
+        return a, b
     return a.to(dtypes.get_default_dtype()), b
 
 
@@ -71,9 +80,18 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
     return RuntimeError(f"shapes {list(sa)} and {list(sb)} are not broadcastable")
 
 
-def _binary(cls: type, a: Any, b: Any, **params: Any) -> Tensor:
-    if not isinstance(a, Tensor):  # a scalar on the left: put the tensor first
-        a = as_tensor_like(a, b)
+def _scalar_to_tensor(s: Any, other: Tensor) -> tuple[Tensor, Tensor]:
+    """A Python scalar ``s`` meeting tensor ``other``: both in their result dtype (the scalar
+    ranks below every tensor, so ``2 + uint8_tensor`` stays uint8)."""
+    from .creation import tensor
+
+    other, _ = _promote(other, s)
+    return tensor(s, dtype=other.dtype, device=other._device), other
+
+
+def _binary(cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
+    if not isinstance(a, Tensor):  # a scalar on the left
+        a, b = _scalar_to_tensor(a, b)
     a, b = _promote(a, b)
     try:
         return cls.apply(a, b, **params) if params else cls.apply(a, b)
@@ -90,13 +108,25 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     return _binary(E.Add, input, other)
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
-    """``input - alpha * other``."""
-    if isinstance(input, Tensor) and input.dtype is dtypes.bool:
+def _check_sub(a: Any, b: Any) -> None:
+    """PyTorch refuses ``-`` when either side is bool (a bool tensor or a Python bool)."""
+    a_bool = isinstance(a, bool) or isinstance(a, Tensor) and a.dtype is dtypes.bool
+    b_bool = isinstance(b, bool) or isinstance(b, Tensor) and b.dtype is dtypes.bool
+    if a_bool and b_bool:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead."
         )
+    if a_bool or b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """``input - alpha * other``."""
+    _check_sub(input, other)
     if alpha != 1:
         return _binary(E.Sub, input, other, alpha=alpha)
     return _binary(E.Sub, input, other)
@@ -109,6 +139,7 @@ def rsub(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     """``other - input`` (the reflected ``-``)."""
     if isinstance(other, Tensor):
         return sub(other, input)
+    _check_sub(input, other)
     return _binary(E.Rsub, input, other)
 
 
@@ -149,10 +180,20 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002
     if not isinstance(input, Tensor):
         return rpow(exponent, input)
     if isinstance(exponent, Tensor):
+        if input.dtype is dtypes.bool and exponent.dtype is dtypes.bool:
+            _no_bool_pow()
         return _binary(E.Pow, input, exponent, name="PowBackward1")
     if not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if input.dtype is dtypes.bool and isinstance(exponent, builtins.bool):
+        if exponent:  # NOTE: PyTorch special-cases x ** 1 as a copy, which works for bool
+            return clone(input)
+        _no_bool_pow()
     return _binary(E.Pow, input, exponent, name="PowBackward0")
+
+
+def _no_bool_pow() -> None:
+    raise NotImplementedError("\"pow\" not implemented for 'Bool'")
 
 
 def rpow(input: Tensor, base: Any) -> Tensor:  # noqa: A002
@@ -173,6 +214,7 @@ class _Rpow(E._Unary):
     def __init__(self, base: Any) -> None:
         self.base = base
 
+    @E._quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.power(self.base, x)
         out = out.astype(x.dtype, copy=False) if hasattr(out, "astype") else self.backend.asarray(out, x.dtype)
@@ -180,6 +222,11 @@ class _Rpow(E._Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
+        if self.base == 0:
+            # NOTE: 0 ** x has gradient 0 for x >= 0 and -inf for x < 0 (where out is inf), as
+            # in PyTorch; a constant factor avoids 0 * -inf.
+            return grad * self.wrap(self.backend.where(out._data == float("inf"), -float("inf"), 0.0)
+                                    .astype(out._data.dtype))
         return grad * out * E._log_scalar(self.base)
 
 
@@ -197,13 +244,22 @@ def _nograd_binary(name: str, a: Any, b: Any) -> Tensor:
     return Tensor._make(getattr(a.backend, name)(a._data, bd), a._device)
 
 
+def _tensor_arg(name: str, other: Any) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
+
+
 def maximum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Elementwise maximum; ties split the gradient in half."""
+    _tensor_arg("maximum", other)
     return _binary(E.Maximum, input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Elementwise minimum; ties split the gradient in half."""
+    _tensor_arg("minimum", other)
     return _binary(E.Minimum, input, other)
 
 
@@ -212,9 +268,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # no
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if not isinstance(input, Tensor):
-        if isinstance(other, Tensor):
-            input = as_tensor_like(input, other).to(other.dtype) if _is_scalar(input) else input
-        else:
+        if isinstance(other, Tensor) and _is_scalar(input):
+            input, other = _scalar_to_tensor(input, other)
+        elif not isinstance(other, Tensor):
             input = as_tensor_like(input, condition)
     cond = condition._data if isinstance(condition, Tensor) else condition
     if cond.dtype.name != "bool":
@@ -253,6 +309,8 @@ negative = neg
 
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001,A002
+    if input.dtype is dtypes.bool:
+        raise NotImplementedError(f"\"abs_{input._device.type}\" not implemented for 'Bool'")
     return E.Abs.apply(input)
 
 
@@ -321,6 +379,8 @@ def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
 
 def relu(input: Tensor) -> Tensor:  # noqa: A002
     """Rectified linear unit, ``max(x, 0)`` element-wise; the gradient at 0 is 0."""
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return E.Relu.apply(input)
 
 
@@ -329,18 +389,26 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, as_tensor_like(min, input))
-        if max is not None:
-            out = minimum(out, as_tensor_like(max, input))
-        return out
+        return _clamp_tensor(input, min, max)
     if not input.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
         input = input.to(dtypes.get_default_dtype())
     return E.Clamp.apply(input, lo=min, hi=max)
 
 
 clip = clamp
+
+
+def _clamp_tensor(input: Tensor, lo: Any, hi: Any) -> Tensor:  # noqa: A002
+    """``clamp`` with tensor bounds (ClampBackward0): one promoted dtype, broadcast together."""
+    bounds = [as_tensor_like(v, input) if v is not None else None for v in (lo, hi)]
+    out_dtype = dtypes.result_type(
+        [t.dtype for t in (input, *bounds) if t is not None and t.ndim],
+        [t.dtype for t in (input, *bounds) if t is not None and not t.ndim], [])
+    x, lo, hi = (t.to(out_dtype) if t is not None else None for t in (input, *bounds))
+    try:
+        return E.ClampTensor.apply(x, lo, hi)  # type: ignore[no-any-return]
+    except ValueError as e:
+        raise _broadcast_error(x, lo if lo is not None else hi) from e
 
 
 # ---- comparisons and logic (no gradient) -----------------------------------------------------
@@ -506,8 +574,27 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return R.Var.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim,
-                       correction=_correction(unbiased, correction), std=False)
+    return _var(input, dim, unbiased, keepdim, correction, std=False)
+
+
+def _var(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,  # noqa: A002
+         std: bool) -> Tensor:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = normalize_dims(dim, input.ndim)
+    c = _correction(unbiased, correction)
+    n = 1
+    for d in dims:
+        n *= input.shape[d]
+    if n - c <= 0:
+        import warnings
+
+        warnings.warn(
+            f"{'std' if std else 'var'}(): degrees of freedom is <= 0. Correction should be "
+            "strictly less than the reduction factor (input numel divided by output numel).",
+            UserWarning, stacklevel=3,
+        )
+    return R.Var.apply(input, dims=dims, keepdim=keepdim, correction=c, std=std)
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,  # noqa: A002
@@ -515,13 +602,14 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return R.Var.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim,
-                       correction=_correction(unbiased, correction), std=True)
+    return _var(input, dim, unbiased, keepdim, correction, std=True)
 
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
+    elif not input.dtype.is_floating_point:
+        input = input.to(dtypes.int64)  # NOTE: integer and bool products are int64, as in PyTorch
     name = "ProdBackward0" if dim is None else "ProdBackward1"
     return R.Prod.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, name=name)
 
@@ -538,11 +626,11 @@ def _max_min(input: Tensor, dim: Any, keepdim: bool, is_max: bool) -> Any:  # no
         name = "MaxBackward1" if is_max else "MinBackward1"
         return R.MaxMin.apply(input, dims=normalize_dims(None, input.ndim), keepdim=False,
                               is_max=is_max, name=name)
-    from .return_types import MinMax
+    from . import return_types
 
     d = normalize_dim(dim, input.ndim)
     values, indices = R.MaxMinDim.apply(input, dim=d, keepdim=keepdim, is_max=is_max)
-    return MinMax(values, indices)
+    return (return_types.max if is_max else return_types.min)(values, indices)
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001,A002
@@ -575,6 +663,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 def _arg(input: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:  # noqa: A002
+    if input.dtype is dtypes.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
     b = input.backend
     if dim is None:
         out = getattr(b, name)(input._data.reshape(-1))
@@ -592,12 +682,20 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A002
     """Vector p-norm (2 by default, ``'fro'`` too) over ``dim`` or all elements."""
+    if p == "fro" and dim is not None and not isinstance(dim, int) and len(dim) > 2:
+        # NOTE: PyTorch sends 'fro' over more than two dims to matrix_norm, which refuses.
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     if p == "fro" or p is None:
         p = 2
     if isinstance(p, str):
         raise RuntimeError(f"norm: unsupported p={p!r} in this version; use a number or 'fro'")
     if dtype is not None:
         input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_type_name2(input.dtype)}"
+        )
     return R.Norm.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, p=float(p))
 
 
@@ -615,14 +713,27 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002
     """``exp(x) / sum(exp(x), dim)``, with the max subtracted first for stability."""
     if dtype is not None:
         input = input.to(dtype)
-    return fused.Softmax.apply(_float_input(input), dim=normalize_dim(dim, input.ndim))
+    d = normalize_dim(dim, input.ndim)
+    _check_softmax_dtype(input, d, "softmax")
+    return fused.Softmax.apply(input, dim=d)
 
 
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002
     """``x - logsumexp(x, dim)``, stable for large inputs."""
     if dtype is not None:
         input = input.to(dtype)
-    return fused.LogSoftmax.apply(_float_input(input), dim=normalize_dim(dim, input.ndim))
+    d = normalize_dim(dim, input.ndim)
+    _check_softmax_dtype(input, d, "log_softmax")
+    return fused.LogSoftmax.apply(input, dim=d)
+
+
+def _check_softmax_dtype(input: Tensor, dim: int, name: str) -> None:  # noqa: A002
+    if not input.dtype.is_floating_point:
+        kernel = f"{name}_lastdim_kernel_impl" if dim == builtins.max(input.ndim - 1, 0) else \
+            f"{name}_kernel_impl"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_type_name2(input.dtype)}'"
+        )
 
 
 # ---- matrix products -------------------------------------------------------------------------
@@ -693,32 +804,43 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     if da == 2 and db == 1:
         return mv(a, b)
     if da == 1 and db == 2:
-        return mm(a.unsqueeze(0), b).squeeze(0)
+        out = mm(a.unsqueeze(0), b)
+        return M.UnsafeView.apply(out, shape=out.shape[1:], name="SqueezeBackward4")
     if da == 2 and db == 2:
         return mm(a, b)
-    if db <= 2 and da >= 3:
-        # NOTE: fold the batch into the rows: one mm, as PyTorch does (UnsafeViewBackward0).
-        batch = a.shape[:-1]
+    if da == 3 and db == 3 and a.shape[0] != b.shape[0] and 1 in (a.shape[0], b.shape[0]):
+        # NOTE: PyTorch drops a batch of one here and folds the other operand.
+        if a.shape[0] == 1:
+            a, da = a.squeeze(0), 2
+        else:
+            b, db = b.squeeze(0), 2
+    if da >= 3 and db <= 2:
+        # NOTE: fold the batch into the rows: one mm (or mv), as PyTorch does.
         folded = a.reshape(-1, a.shape[-1])
-        out = mm(folded, b if db == 2 else b.unsqueeze(1))
-        return out.reshape(batch + ((b.shape[-1],) if db == 2 else ()))
+        out = mm(folded, b) if db == 2 else mv(folded, b)
+        return M.UnsafeView.apply(out, shape=a.shape[:-1] + b.shape[1:])
+    if db >= 3 and da <= 2 and a.requires_grad:
+        # NOTE: PyTorch folds b^T instead, so that a's gradient needs no batch sum.
+        bt = b.mT
+        folded = bt.reshape(-1, bt.shape[-1])
+        if da == 1:
+            return M.UnsafeView.apply(mv(folded, a), shape=bt.shape[:-1])
+        out = M.UnsafeView.apply(mm(folded, a.t()), shape=bt.shape[:-1] + (a.shape[0],))
+        return out.mT.contiguous()
     a2 = a.unsqueeze(0) if da == 1 else a
     b2 = b.unsqueeze(-1) if db == 1 else b
-    if a2.shape[-1] != b2.shape[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{a2.shape[0]}, {a2.shape[-1]}] but got: [{b2.shape[0]}, {b2.shape[-2]}]."
-        )
     batch = _broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
     n, k, m = a2.shape[-2], a2.shape[-1], b2.shape[-1]
-    a3 = a2.expand(batch + (n, k)).reshape(-1, n, k)
-    b3 = b2.expand(batch + (k, m)).reshape(-1, k, m)
-    out = bmm(a3, b3).reshape(batch + (n, m))
-    if da == 1:
-        out = out.squeeze(-2)
-    if db == 1:
-        out = out.squeeze(-1)
-    return out
+    nb = Size(batch).numel()
+    if k != b2.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{nb}, {k}] but got: "
+            f"[{nb}, {b2.shape[-2]}]."
+        )
+    a3 = a2.expand(batch + (n, k)).reshape(nb, n, k)
+    b3 = b2.expand(batch + (k, m)).reshape(nb, k, m)
+    shape = batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
+    return M.UnsafeView.apply(bmm(a3, b3), shape=shape)
 
 
 def _broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
@@ -898,7 +1020,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along ``dim``; every other dimension must match."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     # NOTE: PyTorch skips 1-D empty tensors (legacy behaviour).
     ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
     nd = ref.ndim
@@ -1017,14 +1139,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
-    x = input.reshape((1,) * (len(reps) - input.ndim) + tuple(input.shape))
-    interleaved: list[int] = []
-    expanded: list[int] = []
-    for r, s in zip(reps, x.shape):
-        interleaved += [1, s]
-        expanded += [r, s]
-    y = x.reshape(tuple(interleaved)).expand(tuple(expanded))
-    return y.reshape(tuple(r * s for r, s in zip(reps, x.shape)))
+    return M.Repeat.apply(input, reps=reps)
 
 
 # ---- indexing --------------------------------------------------------------------------------
@@ -1033,7 +1148,7 @@ def _index_key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool]:
     """The user's key as a NumPy key (Tensors become arrays), and whether it is advanced."""
     if not isinstance(key, tuple):
         key = (key,)
-    out = []
+    out: list[Any] = []
     advanced = False
     for k in key:
         if isinstance(k, Tensor):
@@ -1049,11 +1164,15 @@ def _index_key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool]:
             advanced = True
         elif isinstance(k, (list, range)) or hasattr(k, "__array_interface__") and not isinstance(k, (int, slice)):
             arr = t.backend.asarray(list(k) if isinstance(k, range) else k)
+            if arr.size == 0 and arr.dtype.kind == "f":  # x[[]]: an empty integer index
+                arr = arr.astype("int64")
             if arr.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(arr)
             advanced = True
         elif k is None or k is Ellipsis or isinstance(k, slice):
+            if isinstance(k, slice) and k.step is not None and k.step < 0:
+                raise ValueError("step must be greater than zero")
             out.append(k)
         elif isinstance(k, bool):
             out.append(t.backend.asarray(k))
@@ -1085,11 +1204,50 @@ def _check_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
             dim += 1
 
 
+def _check_masks(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
+    """PyTorch's IndexError for a boolean mask whose shape does not match the dims it covers."""
+    def width(k: Any) -> int:
+        if k is None or k is Ellipsis:
+            return 0
+        return int(k.ndim) if getattr(k, "dtype", None) is not None and k.dtype.kind == "b" else 1
+
+    real = builtins.sum(width(k) for k in key)
+    full: list[int] = []  # the indexed shape with the None dims inserted, as PyTorch reports it
+    dim = 0
+    for k in key:
+        if k is None:
+            full.append(1)
+        elif k is Ellipsis:
+            n = builtins.max(len(shape) - real, 0)
+            full += shape[dim:dim + n]
+            dim += n
+        else:
+            full += shape[dim:dim + width(k)]
+            dim += width(k)
+    full += shape[dim:]
+    pos = 0
+    for k in key:
+        w = width(k)
+        if k is Ellipsis:
+            pos += builtins.max(len(shape) - real, 0)
+        elif k is None:
+            pos += 1
+        elif getattr(k, "dtype", None) is not None and k.dtype.kind == "b" and k.ndim:
+            for j in range(w):
+                if pos + j < len(full) and k.shape[j] != full[pos + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {full} at index {pos + j}"
+                    )
+        pos += w
+
+
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: ints select (SelectBackward0), slices slice (SliceBackward0), None adds a
     dimension; integer/bool tensors and lists index (IndexBackward0)."""
     npkey, advanced = _index_key(t, key)
     if advanced:
+        _check_masks(t.shape, npkey)
         try:
             return M.Index.apply(t, key=npkey, name="IndexBackward0", advanced=True)
         except IndexError as e:
@@ -1110,14 +1268,18 @@ def getitem(t: Tensor, key: Any) -> Tensor:
         if k is None:
             out = M.Unsqueeze.apply(out, dim=dim)
             dim += 1
+            recorded = True
         elif isinstance(k, int):
             out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SelectBackward0", advanced=False)
+            recorded = True
         else:
-            if k != slice(None) or (len(npkey) == 1 and not recorded):
-                out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SliceBackward0", advanced=False)
+            # NOTE: full slices inside a tuple are skipped; a bare x[:] is recorded, as PyTorch.
+            if k != slice(None) or isinstance(key, slice):
+                out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SliceBackward0",
+                                    advanced=False)
+                recorded = True
             dim += 1
-        recorded = True
-    if not recorded:  # x[...] or x[()] : an alias
+    if not recorded:  # x[...], x[()], x[:, :]: an alias
         out = M.Index.apply(out, key=(Ellipsis,), name="AliasBackward0", advanced=False)
     return out
 
@@ -1198,6 +1360,8 @@ _INPLACE_INFERENCE = (
 def _check_inplace_target(t: Tensor) -> None:
     if t._is_inference and not STATE.inference:
         raise RuntimeError(_INPLACE_INFERENCE)
+    if STATE.grad_enabled and t._base is not None and t._view_fn is None and t._base._requires_grad:
+        raise RuntimeError(_NO_GRAD_VIEW)
     if STATE.grad_enabled and t._requires_grad and t.grad_fn is None:
         if t._base is not None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
@@ -1233,6 +1397,8 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
             result = fn(t, *args, **kwargs)
         _write(t, result)
         return t
+    if t._base is not None:
+        _check_view_target(t)
     old = _alias(t)
     result = fn(old, *args, **kwargs)
     if not _can_cast(result.dtype, t.dtype):
@@ -1246,7 +1412,7 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
         _rebase_view(t, result)
         return t
     _write(t, result)
-    t.grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, result._requires_grad
+    _set_grad_fn(t, result.grad_fn, result._output_nr, result._requires_grad)
     return t
 
 
@@ -1278,6 +1444,32 @@ def _write(t: Tensor, result: Tensor) -> None:
     t._counter().bump()
 
 
+_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked)."
+)
+
+
+def _check_view_target(view: Tensor) -> None:
+    """PyTorch's refusals for recorded in-place ops on views it cannot replay."""
+    chain = view._view_fn
+    if chain is None:
+        raise RuntimeError(_NO_GRAD_VIEW)
+    cls, params, i = chain[-1]
+    if i is not None:
+        name = params.get("name") or cls.node_name or cls.__name__
+        name = name[: name.rfind("Backward")] if "Backward" in name else name
+        raise RuntimeError(
+            f"Output {i} of {name} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
+        )
+
+
 def _rebase_view(view: Tensor, result: Tensor) -> None:
     """In-place op on a view whose base is in the graph: the base's new grad_fn is CopySlices,
     and the view is re-derived from the new base."""
@@ -1285,13 +1477,71 @@ def _rebase_view(view: Tensor, result: Tensor) -> None:
     assert base is not None and view._view_fn is not None
     old_base = _alias(base)
     _write(view, result)
-    chain = view._view_fn
-    new = _CopySlices.apply(old_base, result, chain=chain)
-    base.grad_fn, base._output_nr, base._requires_grad = new.grad_fn, 0, new._requires_grad
-    if new.grad_fn is None:
+    new = _CopySlices.apply(old_base, result, chain=view._view_fn)
+    _set_grad_fn(base, new.grad_fn, 0, new._requires_grad)
+    refresh_view_grad_fn(view)
+
+
+def refresh_view_grad_fn(view: Tensor) -> None:
+    """Give ``view`` a grad_fn derived from its base's current one: one AsStridedBackward0 node
+    (PyTorch's name) whose backward scatters the gradient into the base's shape."""
+    base = view._base
+    assert base is not None and view._view_fn is not None
+    view._view_version = view._counter().value
+    if not base._requires_grad:
         return
-    fresh = replay_view(base, chain)
-    view.grad_fn, view._output_nr, view._requires_grad = fresh.grad_fn, fresh._output_nr, True
+    node = _AsStridedView(view._view_fn, tuple(base.shape))
+    node.backend, node.backend_device = base.backend, base._device
+    node.needs_input_grad = (True,)
+    node.next_functions = (_edge(base, Tensor),)
+    node._seq = next(_node_seq)
+    _set_grad_fn(view, node, 0, True)
+
+
+def _set_grad_fn(t: Tensor, fn: Any, output_nr: int, requires_grad: bool) -> None:
+    """Point ``t`` at a new node after an in-place op; ``retain_grad`` follows it (hooks stay
+    with the old node and see the gradient of the old value, as in PyTorch)."""
+    old = t._grad_fn
+    if old is not None and old._retain_grad:
+        ref = old._retain_grad.get(t._output_nr)
+        if ref is not None and ref() is t:
+            del old._retain_grad[t._output_nr]
+            if fn is not None:
+                if fn._retain_grad is None:
+                    fn._retain_grad = {}
+                fn._retain_grad[output_nr] = ref
+    t._grad_fn, t._output_nr, t._requires_grad = fn, output_nr, requires_grad
+
+
+class _AsStridedView(E.Node):
+    """A view re-derived from its base after an in-place op (AsStridedBackward0)."""
+
+    node_name = "AsStridedBackward0"
+
+    def __init__(self, chain: tuple[Any, ...], base_shape: tuple[int, ...]) -> None:
+        self.chain = chain
+        self.base_shape = base_shape
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (_ViewScatter.apply(grad, chain=self.chain, base_shape=self.base_shape),)
+
+
+class _ViewScatter(E.Node):
+    """Zeros of the base's shape with ``grad`` in the view's region; backward reads the region."""
+
+    node_name = "AsStridedBackwardBackward0"
+
+    def __init__(self, chain: tuple[Any, ...], base_shape: tuple[int, ...]) -> None:
+        self.chain = chain
+        self.base_shape = base_shape
+
+    def forward(self, grad: Any) -> Any:
+        out = self.backend.zeros(self.base_shape, grad.dtype)
+        _replay_array(self, out, self.chain)[...] = grad
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (replay_view(grad, self.chain),)
 
 
 def replay_view(base: Tensor, chain: tuple[Any, ...]) -> Tensor:
@@ -1387,19 +1637,24 @@ def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor |
 
 
 def add_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    return _fast_inplace(t, "add", other, alpha) or inplace(t, add, other, alpha=alpha)
+    out = _fast_inplace(t, "add", other, alpha)
+    return inplace(t, add, other, alpha=alpha) if out is None else out
 
 
 def sub_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    return _fast_inplace(t, "subtract", other, alpha) or inplace(t, sub, other, alpha=alpha)
+    _check_sub(t, other)
+    out = _fast_inplace(t, "subtract", other, alpha)
+    return inplace(t, sub, other, alpha=alpha) if out is None else out
 
 
 def mul_(t: Tensor, other: Any) -> Tensor:
-    return _fast_inplace(t, "multiply", other) or inplace(t, mul, other)
+    out = _fast_inplace(t, "multiply", other)
+    return inplace(t, mul, other) if out is None else out
 
 
 def div_(t: Tensor, other: Any) -> Tensor:
-    return _fast_inplace(t, "true_divide", other) or inplace(t, div, other)
+    out = _fast_inplace(t, "true_divide", other)
+    return inplace(t, div, other) if out is None else out
 
 
 def clamp_(t: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002

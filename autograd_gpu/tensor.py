@@ -9,10 +9,11 @@ from typing import Any, Callable, Iterator
 from . import dtypes
 from .autograd import node as _node
 from .autograd.grad_mode import STATE
-from .autograd.node import AccumulateGrad, RemovableHandle, VersionCounter, add_hook
+from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, VersionCounter, add_hook
 from .device import CPU, device
 
 _ARRAY_TYPES: set[type] = set()
+_DTYPES: dict[Any, dtypes.dtype] = {}
 
 
 class Size(tuple):
@@ -20,6 +21,18 @@ class Size(tuple):
 
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
+
+    # NOTE: slices and concatenations of a Size stay Sizes, as in PyTorch.
+    def __getitem__(self, key: Any) -> Any:
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other: Any) -> Any:
+        out = tuple.__add__(self, other)
+        return Size(out) if isinstance(other, tuple) else out
+
+    def __radd__(self, other: Any) -> Any:
+        return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
 
     def numel(self) -> int:
         n = 1
@@ -34,18 +47,22 @@ class Tensor:
     Create tensors with the factories (``tensor``, ``zeros``, ``randn``, ...), not this class.
     """
 
+    _data: Any
+    _device: device
     # Defaults live on the class so that creating a tensor sets only what differs.
-    grad: Tensor | None = None
-    grad_fn: Any = None
+    _grad: Tensor | None = None
+    _grad_fn: Any = None
     _output_nr = 0
     _requires_grad = False
     _version_counter: VersionCounter | None = None
     _base: Tensor | None = None
-    _view_fn: Callable[[Tensor], Tensor] | None = None
+    _view_fn: tuple[Any, ...] | None = None  # view ops from _base, for replay (see functions)
+    _view_version = 0  # the version at which a view's grad_fn was last derived
     _acc_ref: Any = None
     _is_inference = False
     _owned = False
-    _hooks: dict[int, Any] | None = None
+    _hooks: dict[int, Any] | None = None  # a leaf's tensor hooks (read by AccumulateGrad)
+    _post_acc_hooks: dict[int, Any] | None = None
 
     # ---- construction ---------------------------------------------------------------------
     @staticmethod
@@ -102,7 +119,13 @@ class Tensor:
 
     @property
     def dtype(self) -> dtypes.dtype:
-        return dtypes.from_name(self._data.dtype.name)
+        # NOTE: keyed by the backend's dtype object: its ``.name`` is slow Python code in NumPy.
+        d = self._data.dtype
+        try:
+            return _DTYPES[d]
+        except KeyError:
+            _DTYPES[d] = out = dtypes.from_name(d.name)
+            return out
 
     @property
     def device(self) -> device:
@@ -130,11 +153,68 @@ class Tensor:
         return self._device.backend
 
     @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient (leaves, and non-leaves that called ``retain_grad``)."""
+        g = self._grad
+        if g is None and self._grad_fn is not None and not self.retains_grad:
+            import warnings
+
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return g
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor "
+                    "are the same size"
+                )
+            if value.dtype is not self.dtype:
+                names = {"float32": ("float", "Float"), "float64": ("double", "Double"),
+                         "float16": ("c10::Half", "Half")}
+                got = names.get(value.dtype.name, (value.dtype.name,))[0]
+                want = names.get(self.dtype.name, ("", self.dtype.name))[1]
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{got}' to a tensor with "
+                    f"grad_dtype '{want}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype)."
+                )
+            if value._device is not self._device:
+                raise RuntimeError(
+                    f"attempting to assign a gradient located on device with index "
+                    f"'{value.get_device()}' to a tensor located on device with index "
+                    f"'{self.get_device()}'. Please ensure that the gradient and the tensor are on "
+                    "the same device"
+                )
+        self._grad = value
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor (None for leaves). A view whose storage was changed in
+        place through another alias gets a fresh one (AsStridedBackward0), as in PyTorch."""
+        if self._view_fn is not None and self._version_counter.value != self._view_version:  # type: ignore[union-attr]
+            F.refresh_view_grad_fn(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, fn: Any) -> None:
+        self._grad_fn = fn
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
     @property
     def requires_grad(self) -> bool:
+        if self._view_fn is not None:
+            self.grad_fn  # noqa: B018  (refreshes a view whose base changed in place)
         return self._requires_grad
 
     @requires_grad.setter
@@ -148,10 +228,18 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if value and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self._is_inference and not STATE.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self.grad_fn is None and not self.dtype.is_floating_point:
+            # NOTE: PyTorch words this one differently from the attribute setter's.
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -188,6 +276,9 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:  # noqa: N802
+        if self.ndim < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
         return F.transpose(self, -2, -1)
 
     @property
@@ -246,7 +337,8 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            many = "more than one value" if self._data.size else "no values"
+            raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
         return bool(self.item())
 
     def _check_scalar(self) -> None:
@@ -319,6 +411,32 @@ class Tensor:
     def bool(self) -> Tensor:
         return F.to(self, dtypes.bool)
 
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
+                   requires_grad: bool = False) -> Tensor:
+        """A new tensor from ``data`` with this tensor's dtype and device unless given."""
+        return _C.tensor(data, dtype=dtype or self.dtype, device=device or self._device,
+                         requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        return _C.zeros(*size, dtype=dtype or self.dtype, device=device or self._device,
+                        requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        return _C.ones(*size, dtype=dtype or self.dtype, device=device or self._device,
+                       requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        return _C.empty(*size, dtype=dtype or self.dtype, device=device or self._device,
+                        requires_grad=requires_grad)
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        return _C.full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device,
+                       requires_grad=requires_grad)
+
     def clone(self, *, memory_format: Any = None) -> Tensor:
         return F.clone(self)
 
@@ -350,6 +468,7 @@ class Tensor:
         """A tensor sharing storage (and version counter) with this one, outside the graph."""
         t = Tensor._make(self._data, self._device)
         t._version_counter = self._counter()
+        t._is_inference = self._is_inference
         return t
 
     def detach_(self) -> Tensor:
@@ -388,7 +507,9 @@ class Tensor:
         """``hook(tensor)`` runs after ``.grad`` of this leaf has been accumulated."""
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        return add_hook(self._grad_accumulator()._post_hooks, hook)
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = HookDict()
+        return add_hook(self._post_acc_hooks, hook)
 
     def _grad_accumulator(self) -> AccumulateGrad:
         acc = self._acc_ref() if self._acc_ref is not None else None
@@ -809,6 +930,14 @@ class Tensor:
 
 
 _new = object.__new__
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
 _node.Tensor_ = Tensor
 
 from . import functions as F  # noqa: E402  (functions.py builds on Tensor)
+from . import creation as _C  # noqa: E402  (the factories build on Tensor)

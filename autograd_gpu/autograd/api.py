@@ -18,9 +18,12 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: bool = False) -> list[Any]:
     from ..tensor import Size, Tensor
 
-    out = []
+    out: list[Any] = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
+            if not o._requires_grad:
+                out.append(None)  # the engine says it has no grad_fn, as PyTorch's does
+                continue
             if o.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not o.dtype.is_floating_point:

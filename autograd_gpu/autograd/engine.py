@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Any, Sequence
 
 from . import anomaly
@@ -52,18 +53,24 @@ def run_backward(
         for i, t in enumerate(inputs):
             key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._grad_accumulator(), 0)
             captures.setdefault(key, i)
-        needed = _needed_nodes(deps, {node for node, _ in captures}, roots)
+        targets = {node for node, _ in captures}
+        found = _needed_nodes(deps, targets, roots)
+        needed: set[Node] | None = found
+        wanted: set[Node] | None = found | targets
     else:
-        needed = None
+        needed = wanted = None
     results: list[Any] = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers: dict[Node, dict[int, Any]] = {}
     heap: list[tuple[int, int, Node]] = []
+    # NOTE: ties (every AccumulateGrad has the same priority) run in the order they became ready,
+    # which is PyTorch's order in practice (e.g. a mul's leaves in next_functions order).
+    tick = itertools.count()
     for node, nr, grad in roots:
         _add(buffers.setdefault(node, {}), nr, grad, create_graph)
     for node in buffers:
         if deps[node] == 0:
-            heapq.heappush(heap, (-node._seq, id(node), node))
+            heapq.heappush(heap, (-node._seq, next(tick), node))
 
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
@@ -72,12 +79,17 @@ def run_backward(
             _, _, node = heapq.heappop(heap)
             grads = buffers.pop(node, None)
             if grads is not None:
-                grads = _run_prehooks(node, grads)
+                if node._tensor_prehooks or node._retain_grad or node._prehooks:
+                    grads = _run_prehooks(node, grads)
                 if captures:
                     for nr, g in grads.items():
-                        i = captures.get((node, nr))
-                        if i is not None:
-                            results[i] = g
+                        at = captures.get((node, nr))
+                        if at is None:
+                            continue
+                        if not accumulate:
+                            results[at] = g
+                        elif not isinstance(node, AccumulateGrad):
+                            accumulate_into(inputs[at], g, create_graph)  # type: ignore[index]
                 if needed is None or node in needed:
                     out = _run_node(node, grads, create_graph, accumulate, inputs, captures)
                 else:
@@ -90,12 +102,12 @@ def run_backward(
                 if nxt is None:
                     continue
                 g = out[k] if out is not None else None
-                if g is not None and (needed is None or nxt in needed):
+                if g is not None and (wanted is None or nxt in wanted):
                     _add(buffers.setdefault(nxt, {}), nr, g, create_graph)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+                    heapq.heappush(heap, (-nxt._seq, next(tick), nxt))
     finally:
         STATE.grad_enabled = prev_mode
 
@@ -121,14 +133,15 @@ def _add(buf: dict[int, Any], nr: int, grad: Any, create_graph: bool) -> None:
 
 
 def _needed_nodes(deps: dict[Node, int], targets: set[Node], roots: Any) -> set[Node]:
-    """Nodes from which a target is reachable (only they need to run for ``autograd.grad``)."""
+    """Nodes from which a target lies strictly below, and the leaf targets: only they need to run
+    when ``inputs`` are given (a non-leaf target's gradient is taken before its node runs)."""
     parents: dict[Node, list[Node]] = {}
     for node in deps:
         for nxt, _ in node.next_functions:
             if nxt is not None:
                 parents.setdefault(nxt, []).append(node)
-    needed = set()
-    stack = [t for t in targets if t in deps]
+    needed: set[Node] = {t for t in targets if isinstance(t, AccumulateGrad)}
+    stack = [p for t in targets if t in deps for p in parents.get(t, ())]
     while stack:
         node = stack.pop()
         if node in needed:
@@ -138,6 +151,18 @@ def _needed_nodes(deps: dict[Node, int], targets: set[Node], roots: Any) -> set[
     return needed
 
 
+def accumulate_into(t: Any, grad: Any, create_graph: bool) -> None:
+    """``t.grad += grad`` for a non-leaf (retain_grad, ``backward(inputs=...)``); the stored
+    gradient never aliases one the graph still passes on."""
+    old = t._grad
+    if old is None:
+        t._grad = grad if create_graph else grad.detach().clone()
+    elif create_graph:
+        t._grad = old + grad
+    else:
+        t._grad = (old + grad).detach()
+
+
 def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
     if node._tensor_prehooks:
         for nr, hooks in node._tensor_prehooks.items():
@@ -145,6 +170,7 @@ def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
                 g = grads.get(nr)
                 if g is None:
                     continue
+                g._owned = False  # NOTE: user code may keep it, so it is never stolen now
                 new = hook(g)
                 if new is not None:
                     grads[nr] = new
@@ -153,9 +179,11 @@ def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
             t = ref()
             g = grads.get(nr)
             if t is not None and g is not None:
-                t.grad = g if STATE.grad_enabled else g.detach().clone() if t.grad is None else t.grad + g
+                accumulate_into(t, g, STATE.grad_enabled)
     if node._prehooks:
         n = max(grads) + 1 if grads else 0
+        for g in grads.values():
+            g._owned = False
         for hook in tuple(node._prehooks.values()):
             new = hook(tuple(grads.get(i) for i in range(n)))
             if new is not None:
@@ -192,8 +220,13 @@ def _run_node(node: Node, grads: dict[int, Any], create_graph: bool,
             new = hook(tuple(out), tuple(args))
             if new is not None:
                 out = tuple(new)
-    if not node._is_custom:
+    if not node._is_custom and not node._hooks:  # hooks saw ``out``: not ours to steal
         for g in out:
+            # NOTE: a gradient passed through unchanged keeps its flag: it may be the user's.
             if g is not None:
-                g._owned = True
+                for a in args:
+                    if g is a:
+                        break
+                else:
+                    g._owned = True
     return out

@@ -7,6 +7,7 @@ Each subclass ``F`` gets a node class ``FBackward`` (its instances are the ``ctx
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Callable
 
 from .grad_mode import STATE, no_grad
@@ -26,6 +27,9 @@ class BackwardCFunction(Node, FunctionCtx):
     _dirty: tuple[Any, ...] = ()
     _non_differentiable: tuple[Any, ...] = ()
     _custom_to_save: tuple[Any, ...] = ()
+    _tensor_pos: tuple[int, ...] = ()
+    _in_meta: tuple[Any, ...] = ()
+    _out_meta: tuple[Any, ...] = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         for t in tensors:
@@ -59,7 +63,7 @@ class BackwardCFunction(Node, FunctionCtx):
         out = self._forward_cls.backward(self, *grads)
         if not isinstance(out, tuple):
             out = (out,)
-        n = len(self.next_functions)
+        n = len(self._in_meta)
         if len(out) != n:
             if len(out) > n and all(g is None for g in out[n:]):
                 out = out[:n]
@@ -68,7 +72,10 @@ class BackwardCFunction(Node, FunctionCtx):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n}, got {len(out)})"
                 )
-        return tuple(self._validate(i, g) for i, g in enumerate(out))
+        # NOTE: one gradient per forward argument comes back; only the Tensor arguments have
+        # edges (next_functions), as in PyTorch.
+        grads_in = [self._validate(i, g) for i, g in enumerate(out)]
+        return tuple(grads_in[i] for i in self._tensor_pos)
 
     def _validate(self, i: int, g: Any) -> Any:
         meta = self._in_meta[i]
@@ -138,6 +145,15 @@ class Function:
         cls._backward_cls = type(name, (BackwardCFunction,), {"_forward_cls": cls, "node_name": name})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
@@ -175,7 +191,7 @@ class Function:
         T = _node.Tensor_
         ctx = cls._backward_cls()
         tensors = [a for a in args if isinstance(a, T)]
-        needs = STATE.grad_enabled and any(t._requires_grad for t in tensors)
+        needs = STATE.grad_enabled and any(t.requires_grad for t in tensors)
         ctx.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
         uses_setup = cls.setup_context is not Function.setup_context
         with no_grad():
@@ -190,6 +206,10 @@ class Function:
         for t in dirty:
             from ..functions import _check_inplace_target
 
+            if STATE.grad_enabled and t._requires_grad and t.grad_fn is None and t._base is None:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad has been used in an in-place operation."
+                )
             _check_inplace_target(t)
             t._counter().bump()
         if not needs:
@@ -197,7 +217,8 @@ class Function:
         if tensors:
             ctx.backend_device = tensors[0]._device
             ctx.backend = ctx.backend_device.backend
-        ctx.next_functions = tuple(_edge(a, T) for a in args)
+        ctx._tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, T))
+        ctx.next_functions = tuple(_edge(args[i], T) for i in ctx._tensor_pos)
         ctx._in_meta = tuple(
             (tuple(a.shape), a.dtype, a._device) if isinstance(a, T) else None for a in args
         )

@@ -31,8 +31,8 @@ def _outputs(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Any, ...]
 
 def _numerical(fn: Callable[..., Any], inputs: tuple[Any, ...], idx: list[int], eps: float) -> list[list[Any]]:
     """``jac[i][j]``: (numel of input j) x (numel of output i) arrays by central differences."""
-    with no_grad():
-        outs = _outputs(fn, inputs)
+    # NOTE: fn runs with grad mode as the caller has it: gradgradcheck's fn calls autograd.grad.
+    outs = _outputs(fn, inputs)
     be = inputs[idx[0]].backend
     jac = [[be.zeros((inputs[j].numel(), o.numel()), "float64") for j in idx] for o in outs]
     for jj, j in enumerate(idx):
@@ -42,15 +42,19 @@ def _numerical(fn: Callable[..., Any], inputs: tuple[Any, ...], idx: list[int], 
             raise GradcheckError(f"gradcheck needs contiguous inputs (input {j} is not)")
         for k in range(flat.size):
             orig = flat[k].item()
-            with no_grad():
-                flat[k] = orig + eps
-                plus = [o.detach().double()._data.reshape(-1).copy() for o in _outputs(fn, inputs)]
-                flat[k] = orig - eps
-                minus = [o.detach().double()._data.reshape(-1).copy() for o in _outputs(fn, inputs)]
-                flat[k] = orig
+            flat[k] = orig + eps
+            plus = [_flat64(o) for o in _outputs(fn, inputs)]
+            flat[k] = orig - eps
+            minus = [_flat64(o) for o in _outputs(fn, inputs)]
+            flat[k] = orig
             for i in range(len(outs)):
                 jac[i][jj][k] = (plus[i] - minus[i]) / (2 * eps)
     return jac
+
+
+def _flat64(t: Any) -> Any:
+    with no_grad():
+        return t.detach().double()._data.reshape(-1).copy()
 
 
 def _analytical(outs: tuple[Any, ...], inputs: tuple[Any, ...], idx: list[int]) -> list[list[Any]]:
@@ -80,7 +84,7 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     inputs = _tuple(inputs)
     idx = _diff_inputs(inputs)
     if not idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them have requires_grad=True.")
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True.")
     for j in idx:
         if inputs[j].dtype.name != "float64":
             import warnings

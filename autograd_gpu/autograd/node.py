@@ -25,6 +25,12 @@ _seq = itertools.count()
 _INPUT, _OUTPUT, _CONST, _RAW = 0, 1, 2, 3
 
 
+class HookDict(dict):  # type: ignore[type-arg]
+    """The hooks of one kind on one node, by handle id (a dict that handles can weakly refer to)."""
+
+    __slots__ = ("__weakref__",)
+
+
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
 
@@ -93,7 +99,8 @@ class Node:
     next_functions: tuple[tuple[Node | None, int], ...] = ()
     needs_input_grad: tuple[bool, ...] = ()
     backend: Any = None
-    _saved: list[Any] | None = None
+    backend_device: Any = None
+    _saved: list[Any] | tuple[()] | None = ()  # None once released
     _to_save: tuple[Any, ...] = ()
     _seq = 0
     _hooks: dict[int, Any] | None = None
@@ -123,20 +130,26 @@ class Node:
         """``fn(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new
         ``grad_inputs``."""
         if self._hooks is None:
-            self._hooks = {}
+            self._hooks = HookDict()
         return add_hook(self._hooks, fn)
 
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before this node's backward; it may return new
         ``grad_outputs``."""
         if self._prehooks is None:
-            self._prehooks = {}
+            self._prehooks = HookDict()
         return add_hook(self._prehooks, fn)
 
     def _register_tensor_prehook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
         if self._tensor_prehooks is None:
             self._tensor_prehooks = {}
-        return add_hook(self._tensor_prehooks.setdefault(output_nr, {}), fn)
+        return add_hook(self._tensor_prehooks.setdefault(output_nr, HookDict()), fn)
+
+    def forward(self, *arrays: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} has no forward")
+
+    def backward(self, *grads: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} has no backward")
 
     def __call__(self, *grads: Any) -> Any:
         out = self.backward(*grads)
@@ -161,8 +174,9 @@ class Node:
             )
         return tuple(self._unpack(entry) for entry in saved)
 
-    def _pack(self, inputs: tuple[Any, ...], arrays: list[Any], outputs: tuple[Any, ...]) -> None:
-        entries = []
+    def _pack(self, inputs: tuple[Any, ...], arrays: list[Any], outputs: tuple[Any, ...],
+              raw: tuple[Any, ...] = ()) -> None:
+        entries: list[Any] = []
         for a in self._to_save:
             entry: Any = None
             if a is None:
@@ -179,12 +193,14 @@ class Node:
                     entry = (_INPUT, t, t._counter().value)
                     break
             else:
-                for t in outputs:
-                    if t._data is a:
+                for k, t in enumerate(outputs):
+                    # NOTE: ``raw`` matches a 0-d output that forward returned as a NumPy
+                    # scalar (Tensor._make wrapped it into a new array).
+                    if t._data is a or (k < len(raw) and raw[k] is a):
                         # NOTE: an output is kept without its grad_fn (which is this node):
                         # holding the Tensor would make a reference cycle.
                         counter = t._counter()
-                        entry = (_OUTPUT, (a, t._output_nr, counter, t._requires_grad),
+                        entry = (_OUTPUT, (t._data, t._output_nr, counter, t._requires_grad),
                                  counter.value)
                         break
                 else:
@@ -233,7 +249,9 @@ class Node:
         return self.backward(*grads)
 
     def _release(self) -> None:
-        self._saved = None
+        # NOTE: a node that saved nothing stays usable, so it can run backward again (PyTorch).
+        if self._saved:
+            self._saved = None
 
     # ---- building the graph -------------------------------------------------------------------
     @classmethod
@@ -242,7 +260,7 @@ class Node:
         Non-Tensor inputs (Python scalars, None) pass through as constants."""
         node = cls(**params) if params else cls()
         T = Tensor_
-        dev = None
+        dev: Any = None
         needs = False
         arrays = []
         for t in inputs:
@@ -255,7 +273,8 @@ class Node:
                         "Expected all tensors to be on the same device, but found at least two "
                         f"devices, {_dev_names(dev, t._device)}!"
                     )
-                if t._requires_grad:
+                # NOTE: a view may have started requiring grad through its base (grad_fn refreshes).
+                if t._requires_grad or (t._view_fn is not None and t.grad_fn is not None):
                     needs = True
             else:
                 arrays.append(t)
@@ -285,7 +304,7 @@ class Node:
         if node.is_view:
             _link_views(inputs[0], outs, cls, params)
         if node._to_save:
-            node._pack(inputs, arrays, outs)
+            node._pack(inputs, arrays, outs, out if type(out) is tuple else (out,))
         if anomaly.STATE.enabled:
             anomaly.record_forward(node, outs)
         return outs if type(out) is tuple else outs[0]
@@ -296,18 +315,23 @@ def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, An
     (``_view_fn``: the chain of view ops from the base), for in-place ops on views."""
     base = src._base if src._base is not None else src
     counter = src._counter()
+    # NOTE: a view made in no_grad mode (or of one) cannot be replayed for autograd: in-place ops
+    # on it with grad mode on are refused, as in PyTorch.
+    differentiable = STATE.grad_enabled and (src._base is None or src._view_fn is not None)
     chain = src._view_fn or ()
     many = len(outs) > 1
     for i, o in enumerate(outs):
         o._version_counter = counter
         o._base = base
-        o._view_fn = chain + ((cls, params, i if many else None),)
+        if differentiable:
+            o._view_fn = chain + ((cls, params, i if many else None),)
+            o._view_version = counter.value
 
 
 def _wrap_output(data: Any, dev: Any, node: Node, i: int) -> Any:
     t = Tensor_._make(data, dev)
     if t.dtype.is_floating_point:
-        t.grad_fn, t._output_nr, t._requires_grad = node, i, True
+        t._grad_fn, t._output_nr, t._requires_grad = node, i, True
     return t
 
 
@@ -362,14 +386,29 @@ def _check_version(t: Any, expected: int) -> None:
 class AccumulateGrad(Node):
     """The sink for a leaf: adds the incoming gradient into ``variable.grad``."""
 
-    node_name = "AccumulateGrad"
+    node_name = "torch::autograd::AccumulateGrad"  # PyTorch's name(); the repr is short
     _seq = sys.maxsize  # NOTE: runs as soon as it is ready, as in PyTorch.
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
         self.backend_device = variable._device
         self.backend = variable._device.backend
-        self._post_hooks: dict[int, Any] = {}
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+    # NOTE: a leaf's hooks live on the tensor, not here: the tensor holds this node only weakly
+    # (it dies with the graph), and the hooks must outlive any one graph.
+    @property
+    def _tensor_prehooks(self) -> dict[int, dict[int, Any]] | None:  # type: ignore[override]
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else None
+
+    def _register_tensor_prehook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
+        var = self.variable
+        if var._hooks is None:
+            var._hooks = HookDict()
+        return add_hook(var._hooks, fn)
 
     def backward(self, grad: Any) -> tuple[()]:  # type: ignore[override]
         raise RuntimeError("AccumulateGrad is run by the engine")
@@ -379,20 +418,21 @@ class AccumulateGrad(Node):
         if grad.dtype is not var.dtype:
             grad = grad.to(var.dtype)
             owned = True
-        old = var.grad
+        old = var._grad
         if old is None:
             if create_graph:
-                var.grad = grad
+                var._grad = grad
             else:
                 data = grad._data
                 if not (owned and self.backend.owns_writable(data)):
                     data = self.backend.copy(data)
-                var.grad = Tensor_._make(data, var._device)
+                var._grad = Tensor_._make(data, var._device)
         elif create_graph or old._requires_grad or grad._requires_grad:
-            var.grad = old + grad
+            var._grad = old + grad
         elif self.backend.owns_writable(old._data) and old.shape == grad.shape:
             self.backend.add(old._data, grad._data, out=old._data)
         else:
-            var.grad = Tensor_._make(self.backend.add(old._data, grad._data), var._device)
-        for hook in tuple(self._post_hooks.values()):
-            hook(var)
+            var._grad = Tensor_._make(self.backend.add(old._data, grad._data), var._device)
+        if var._post_acc_hooks:
+            for hook in tuple(var._post_acc_hooks.values()):
+                hook(var)

@@ -6,10 +6,21 @@ reduces each gradient back to its input's shape and dtype. Python scalars arrive
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..autograd.node import Node
 from .util import reduce_grad
+
+
+def _quiet(forward: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``forward`` with NumPy's floating-point warnings off: poles and overflow give inf or
+    nan silently, as in PyTorch (``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``)."""
+
+    def quiet_forward(self: Node, *arrays: Any) -> Any:
+        with self.backend.errstate(all="ignore"):
+            return forward(self, *arrays)
+
+    return quiet_forward
 
 
 class _Binary(Node):
@@ -95,7 +106,9 @@ class Div(_Binary):
         need = self.needs_input_grad
         if need:
             self.save_for_backward(x if need[1] else None, y)
-        return self.backend.true_divide(x, y)
+        # NOTE: x / 0 is inf or nan without a warning, as in PyTorch.
+        with self.backend.errstate(divide="ignore", invalid="ignore"):
+            return self.backend.true_divide(x, y)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
@@ -112,6 +125,7 @@ class Pow(_Binary):
     def __init__(self, name: str) -> None:
         self.node_name = name
 
+    @_quiet
     def compute(self, x: Any, y: Any) -> Any:
         out = self.backend.power(x, y)
         self.save_for_backward(x, y, out)
@@ -125,14 +139,16 @@ class Pow(_Binary):
             if isinstance(y, (int, float)):
                 gx = grad * 0 if y == 0 else grad * y * x ** (y - 1)
             else:
-                gx = (grad * y * x ** (y - 1)).where(y != 0, 0.0)
+                # NOTE: where y == 0 the exponent is swapped for 1, so 0 * inf never happens.
+                gx = grad * y * x ** (y - 1).where(y != 0, 1.0)
             gx = self.reduce(gx, 0)
         if self.needs_input_grad[1]:
             # NOTE: d/dy x**y = x**y log x; where x == 0 and y >= 0 PyTorch defines it as 0.
             if isinstance(x, (int, float)):
                 gy = grad * out * _log_scalar(x)
             else:
-                gy = (grad * out * x.log()).where((x != 0) | (y < 0), 0.0)
+                # NOTE: log is taken of 1 instead of 0 there, so 0 * -inf never happens.
+                gy = grad * out * x.where((x != 0) | (y < 0), 1.0).log()
             gy = self.reduce(gy, 1)
         return gx, gy
 
@@ -228,6 +244,7 @@ class Abs(_Unary):
 class Exp(_Unary):
     node_name = "ExpBackward0"
 
+    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.exp(x)
         self.save_for_backward(out)  # d exp = exp: keep the output, not the input
@@ -240,6 +257,7 @@ class Exp(_Unary):
 class Log(_Unary):
     node_name = "LogBackward0"
 
+    @_quiet
     def forward(self, x: Any) -> Any:
         self.save_for_backward(x)
         return self.backend.log(x)
@@ -251,6 +269,7 @@ class Log(_Unary):
 class Log1p(_Unary):
     node_name = "Log1PBackward0"
 
+    @_quiet
     def forward(self, x: Any) -> Any:
         self.save_for_backward(x)
         return self.backend.log1p(x)
@@ -262,6 +281,7 @@ class Log1p(_Unary):
 class Expm1(_Unary):
     node_name = "Expm1Backward0"
 
+    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.expm1(x)
         self.save_for_backward(out)
@@ -274,6 +294,7 @@ class Expm1(_Unary):
 class Sqrt(_Unary):
     node_name = "SqrtBackward0"
 
+    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.sqrt(x)
         self.save_for_backward(out)
@@ -286,11 +307,12 @@ class Sqrt(_Unary):
 class Rsqrt(_Unary):
     node_name = "RsqrtBackward0"
 
+    @_quiet
     def forward(self, x: Any) -> Any:
         b = self.backend
-        out = b.true_divide(1, b.sqrt(x))
+        out = b.true_divide(1, b.sqrt(x)).astype(x.dtype, copy=False)
         self.save_for_backward(out)
-        return out.astype(x.dtype, copy=False)
+        return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
         return grad * out.pow(3) * -0.5
@@ -299,6 +321,7 @@ class Rsqrt(_Unary):
 class Reciprocal(_Unary):
     node_name = "ReciprocalBackward0"
 
+    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.true_divide(1, x).astype(x.dtype, copy=False)
         self.save_for_backward(out)
@@ -393,6 +416,41 @@ class Clamp(_Unary):
         if self.hi is not None:
             keep = x <= self.hi if keep is None else keep & (x <= self.hi)
         return grad.where(keep, 0.0)
+
+
+class ClampTensor(Node):
+    """``clamp(x, min, max)`` with tensor bounds (either may be None), all broadcast together
+    (ClampBackward0). ``out = minimum(maximum(x, min), max)``, so ``max`` wins when
+    ``min > max``."""
+
+    node_name = "ClampBackward0"
+
+    def forward(self, x: Any, lo: Any, hi: Any) -> Any:
+        b = self.backend
+        self.shapes = (x.shape, _shape(lo), _shape(hi))
+        self.save_for_backward(x, lo, hi)
+        out = x if lo is None else b.maximum(x, lo)
+        return out if hi is None else b.minimum(out, hi)
+
+    def backward(self, grad: Any) -> tuple[Any, Any, Any]:
+        x, lo, hi = self.saved_tensors
+        need = self.needs_input_grad
+        # NOTE: as PyTorch: x gets the gradient where lo <= x <= hi (bounds included); lo where
+        # x < lo (and lo < hi); hi where x > hi, or wherever hi < lo (then out is hi).
+        keep = _both(x >= lo if lo is not None else None, x <= hi if hi is not None else None)
+        gx = reduce_grad(grad.where(keep, 0.0), self.shapes[0]) if need[0] else None
+        g_lo = g_hi = None
+        if need[1]:
+            take = _both(x < lo, lo < hi if hi is not None else None)
+            g_lo = reduce_grad(grad.where(take, 0.0), self.shapes[1])
+        if need[2]:
+            take = x > hi if lo is None else (x > hi) | (hi < lo)
+            g_hi = reduce_grad(grad.where(take, 0.0), self.shapes[2])
+        return gx, g_lo, g_hi
+
+
+def _both(a: Any, b: Any) -> Any:
+    return a if b is None else b if a is None else a & b
 
 
 class ToCopy(_Unary):

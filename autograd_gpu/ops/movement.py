@@ -36,6 +36,45 @@ class Reshape(Node):
         return (grad.reshape(self.in_shape),)
 
 
+class UnsafeView(Reshape):
+    """A reshape whose output is not tracked as a view (``_unsafe_view``, UnsafeViewBackward0):
+    PyTorch's matmul uses it on products it just made. ``name`` serves ``squeeze_`` there."""
+
+    node_name = "UnsafeViewBackward0"
+    is_view = False
+
+    def __init__(self, shape: tuple[int, ...], name: str = "UnsafeViewBackward0") -> None:
+        self.shape = shape
+        self.node_name = name
+
+    def forward(self, x: Any) -> Any:
+        self.in_shape = x.shape
+        return self.backend.reshape(x, self.shape)
+
+
+class Repeat(Node):
+    """``x.repeat(*reps)`` (RepeatBackward0): tiles ``x``, which is first padded with leading
+    size-1 dims to ``len(reps)`` dims. The gradient sums the tiles."""
+
+    node_name = "RepeatBackward0"
+
+    def __init__(self, reps: tuple[int, ...]) -> None:
+        self.reps = reps
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        self.in_shape = x.shape
+        shape = (1,) * (len(self.reps) - x.ndim) + x.shape
+        self.interleaved = tuple(d for r, s in zip(self.reps, shape) for d in (r, s))
+        tiles = b.broadcast_to(b.reshape(x, tuple(d for s in shape for d in (1, s))),
+                               self.interleaved)
+        return b.reshape(tiles, tuple(r * s for r, s in zip(self.reps, shape)))
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        tiles = tuple(range(0, len(self.interleaved), 2))
+        return (grad.reshape(self.interleaved).sum(tiles).reshape(self.in_shape),)
+
+
 class Squeeze(Node):
     """SqueezeBackward0 (all size-1 dims) / SqueezeBackward1 (given dims)."""
 
@@ -234,6 +273,8 @@ class Split(Node):
         from .. import functions
 
         parts = []
+        # NOTE: the engine passes gradients only up to the last output that received one.
+        grads = grads + (None,) * (len(self.sizes) - len(grads))
         for g, s in zip(grads, self.sizes):
             if g is None:
                 shape = list(self.shape)

@@ -100,9 +100,12 @@ class Var(_Reduce):
         x, out = self.saved_tensors
         centered = x - x.mean(self.dims, keepdim=True)
         g = _keep(grad, self.shape, self.dims, self.keepdim)
+        if self.denom == 0:  # NOTE: no degrees of freedom: the result is nan, so is the gradient
+            return (g * centered * float("nan"),)
         if self.std:
+            # NOTE: where the std is 0 the gradient is 0, as in PyTorch (not 0 / 0).
             o = _keep(out, self.shape, self.dims, self.keepdim)
-            return (g * centered / (o * self.denom),)
+            return ((g * centered / (o.where(o != 0, 1.0) * self.denom)).where(o != 0, 0.0),)
         return (g * centered * (2.0 / self.denom),)
 
 
@@ -120,35 +123,28 @@ class Prod(_Reduce):
         g = _keep(grad, self.shape, self.dims, self.keepdim)
         if not bool(self.backend.any(x._data == 0)):
             return (g * _keep(out, self.shape, self.dims, self.keepdim) / x,)
-        # NOTE: with zeros, out / x is 0/0; use the product of the other elements instead
-        # (prefix product times suffix product along the reduced dimension).
-        return (g * _prod_of_others(x, self.dims),)
+        # NOTE: with zeros, out / x is 0/0; use the product of the other elements instead.
+        return (g * _prod_of_others(self, x, self.dims),)
 
 
-def _prod_of_others(x: Any, dims: tuple[int, ...]) -> Any:
-    flat = x
-    if len(dims) != 1:
-        flat = x.reshape(-1) if len(dims) == x.ndim else None
-        if flat is None:
-            raise NotImplementedError("prod over several (not all) dims with zeros in the input")
-        d = 0
-    else:
-        d = dims[0]
-    n = flat.shape[d]
-    parts = []
-    for i in range(n):
-        others = [flat.select(d, j) for j in range(n) if j != i]
-        p = others[0] if others else flat.select(d, i) * 0 + 1
-        for o in others[1:]:
-            p = p * o
-        parts.append(p)
-    return _stack(parts, d).reshape(x.shape)
-
-
-def _stack(parts: list[Any], d: int) -> Any:
-    from .. import functions
-
-    return functions.stack(parts, d)
+def _prod_of_others(node: Node, x: Any, dims: tuple[int, ...]) -> Any:
+    """For each element, the product of the other elements in its reduction group, without
+    dividing (exact with zeros, and differentiable: built from where/expand/prod)."""
+    keep = [i for i in range(x.ndim) if i not in dims]
+    perm = keep + list(dims)
+    xp = x.permute(*perm) if x.ndim else x
+    lead = tuple(xp.shape[:len(keep)])
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    rows = xp.reshape(lead + (1, n)).expand(lead + (n, n))  # rows[..., i, j] = x_j
+    not_eye = node.wrap(~node.backend.eye(n, n, "bool"))
+    others = rows.where(not_eye, 1.0).prod(-1)  # NOTE: x_i replaced by 1 in row i
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    out = others.reshape(xp.shape)
+    return out.permute(*inverse) if x.ndim else out
 
 
 class MaxMin(_Reduce):
@@ -229,9 +225,10 @@ class LogSumExp(_Reduce):
             out = b.log(s) + m
         if not self.keepdim:
             out = b.squeeze(out, axis=self.dims)
+        out = out.astype(x.dtype, copy=False)
         self.save_for_backward(x, out)
         self.shape = x.shape
-        return out.astype(x.dtype, copy=False)
+        return out
 
     def backward(self, grad: Any) -> tuple[Any]:
         x, out = self.saved_tensors
@@ -264,9 +261,10 @@ class Norm(_Reduce):
             out = b.sqrt(b.sum(a * a, axis=self.dims, keepdims=self.keepdim))
         else:
             out = b.power(b.sum(b.power(a, p), axis=self.dims, keepdims=self.keepdim), 1.0 / p)
+        out = out.astype(x.dtype, copy=False)
         self.save_for_backward(x, out)
         self.shape = x.shape
-        return out.astype(x.dtype, copy=False)
+        return out
 
     def backward(self, grad: Any) -> tuple[Any]:
         x, out = self.saved_tensors
@@ -280,8 +278,16 @@ class Norm(_Reduce):
         if p in (float("inf"), -float("inf")):
             mask = (x.abs() == o).to(g.dtype)
             return (g * x.sign() * mask / mask.sum(self.dims, keepdim=True),)
+        # NOTE: at a zero norm the gradient is 0, as in PyTorch; dividing by a norm of 1 there
+        # keeps 0 / 0 out of this and of higher-order gradients.
+        nonzero = o != 0
+        o_safe = o.where(nonzero, 1.0)
         if p == 2:
-            # NOTE: at a zero norm the gradient is 0 (PyTorch's masked x / norm).
-            return ((g * x / o).where(o != 0, 0.0),)
-        scale = x * x.abs().pow(p - 2) / o.pow(p - 1)
-        return ((g * scale).where(o != 0, 0.0),)
+            return (x * (g / o_safe).where(nonzero, 0.0),)
+        if p < 1:  # |x| ** (p - 1) is infinite at x == 0, where PyTorch takes 0
+            scaled = x.sign() * x.abs().where(x != 0, 1.0).pow(p - 1)
+        elif p < 2:
+            scaled = x.sign() * x.abs().pow(p - 1)
+        else:
+            scaled = x * x.abs().pow(p - 2)
+        return (scaled * (g / o_safe.pow(p - 1)).where(nonzero, 0.0),)

@@ -27,6 +27,10 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """A sorted tuple of dimensions; ``None`` or ``()`` means all of them."""
     if dim is None or dim == () or dim == []:
         return tuple(range(ndim))
+    if ndim == 0:  # NOTE: a 0-d tensor accepts dim 0 / -1 and has nothing to reduce
+        for d in (dim,) if isinstance(dim, int) else dim:
+            normalize_dim(d, 0)
+        return ()
     if isinstance(dim, int):
         return (normalize_dim(dim, ndim),)
     dims = tuple(sorted(normalize_dim(d, ndim) for d in dim))

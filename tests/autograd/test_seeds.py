@@ -37,7 +37,7 @@ def test_grad_fn_chain_and_next_functions(device: str) -> None:
     mul, _ = z.grad_fn.next_functions[0]
     acc_b, _ = z.grad_fn.next_functions[1]
     assert mul.name() == "MulBackward0"
-    assert acc_b.name() == "AccumulateGrad" and acc_b.variable is b
+    assert acc_b.name() == "torch::autograd::AccumulateGrad" and acc_b.variable is b
     assert mul.next_functions[0] == (None, 0)
     assert mul.next_functions[1][0].variable is w
 

@@ -1,0 +1,73 @@
+"""Helpers for the autograd tests: run one program with torch (the oracle) and with us."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+import autograd_gpu as ag
+
+
+def to_np(x: Any) -> Any:
+    """A tensor (ours or torch's) as a NumPy array; None stays None."""
+    if x is None:
+        return None
+    if isinstance(x, torch.Tensor):
+        return x.detach().numpy()
+    if isinstance(x, ag.Tensor):
+        return np.asarray(x.detach().cpu().numpy())
+    return np.asarray(x)
+
+
+def assert_same(ours: Any, theirs: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Recursively compare our result with torch's: tensors by value and shape, None by identity,
+    sequences element-wise, anything else with ``==``."""
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), (ours, theirs)
+        for a, b in zip(ours, theirs):
+            assert_same(a, b, rtol, atol)
+        return
+    if theirs is None:
+        assert ours is None, ours
+        return
+    if isinstance(theirs, torch.Tensor):
+        assert isinstance(ours, ag.Tensor), type(ours)
+        assert tuple(ours.shape) == tuple(theirs.shape), (ours.shape, theirs.shape)
+        np.testing.assert_allclose(to_np(ours), to_np(theirs), rtol=rtol, atol=atol)
+        return
+    assert ours == theirs, (ours, theirs)
+
+
+def both(fn: Callable[[Any, str], Any], device: str, **tol: float) -> Any:
+    """Run ``fn(lib, device)`` with torch on cpu and with autograd_gpu on ``device``; compare."""
+    theirs = fn(torch, "cpu")
+    ours = fn(ag, device)
+    assert_same(ours, theirs, **tol)
+    return ours
+
+
+def first_sentence(msg: str) -> str:
+    """The text up to the first '. ' (or the whole first line)."""
+    line = msg.strip().split("\n")[0]
+    m = re.search(r"\.(\s|$)", line)
+    return line[: m.start() + 1] if m else line
+
+
+def catch(fn: Callable[[], Any]) -> BaseException:
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return e
+    raise AssertionError("no exception raised")
+
+
+def same_error(fn: Callable[[Any, str], Any], device: str) -> BaseException:
+    """``fn`` raises in torch and in autograd_gpu: same type, same first sentence."""
+    theirs = catch(lambda: fn(torch, "cpu"))
+    ours = catch(lambda: fn(ag, device))
+    assert isinstance(ours, type(theirs)), (type(ours), ours, type(theirs), theirs)
+    assert first_sentence(str(ours)) == first_sentence(str(theirs)), (str(ours), str(theirs))
+    return ours
