@@ -1,9 +1,12 @@
 """``Tensor``: an array on a device, plus what autograd needs (``requires_grad``, ``grad``,
-``grad_fn``, a version counter). Methods are one-line delegates to ``functions.py``."""
+``grad_fn``, a version counter). Methods are one-line delegates to ``functions/``."""
 
 from __future__ import annotations
 
 import weakref
+from builtins import bool as _bool
+from builtins import float as _float
+from builtins import int as _int
 from typing import Any, Callable, Iterator
 
 from . import dtypes
@@ -12,6 +15,8 @@ from .autograd.grad_mode import STATE
 from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, VersionCounter, add_hook
 from .device import CPU, device
 
+# NOTE: annotations inside ``Tensor`` below its ``float``/``int``/``bool`` methods use these
+# aliases: there the bare names mean the methods (as in PyTorch's own stubs).
 _ARRAY_TYPES: set[type] = set()
 _DTYPES: dict[Any, dtypes.dtype] = {}
 
@@ -412,28 +417,28 @@ class Tensor:
         return F.to(self, dtypes.bool)
 
     def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
-                   requires_grad: bool = False) -> Tensor:
+                   requires_grad: _bool = False) -> Tensor:
         """A new tensor from ``data`` with this tensor's dtype and device unless given."""
         return _C.tensor(data, dtype=dtype or self.dtype, device=device or self._device,
                          requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
+                  requires_grad: _bool = False) -> Tensor:
         return _C.zeros(*size, dtype=dtype or self.dtype, device=device or self._device,
                         requires_grad=requires_grad)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: _bool = False) -> Tensor:
         return _C.ones(*size, dtype=dtype or self.dtype, device=device or self._device,
                        requires_grad=requires_grad)
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
+                  requires_grad: _bool = False) -> Tensor:
         return _C.empty(*size, dtype=dtype or self.dtype, device=device or self._device,
                         requires_grad=requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: _bool = False) -> Tensor:
         return _C.full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device,
                        requires_grad=requires_grad)
 
@@ -443,22 +448,22 @@ class Tensor:
     def contiguous(self, memory_format: Any = None) -> Tensor:
         return F.contiguous(self)
 
-    def is_contiguous(self, memory_format: Any = None) -> bool:
+    def is_contiguous(self, memory_format: Any = None) -> _bool:
         return bool(self.backend.is_contiguous(self._data))
 
-    def stride(self, dim: int | None = None) -> Any:
+    def stride(self, dim: _int | None = None) -> Any:
         st = tuple(s // self._data.itemsize for s in self._data.strides)
         return st if dim is None else st[F.normalize_dim(dim, self.ndim)]
 
-    def data_ptr(self) -> int:
+    def data_ptr(self) -> _int:
         return int(self._data.__array_interface__["data"][0]) if self._device.type == "cpu" else int(self._data.data.ptr)
 
     def untyped_storage(self) -> Any:
         return F.Storage(self)
 
     # ---- autograd ---------------------------------------------------------------------------
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
+    def backward(self, gradient: Tensor | None = None, retain_graph: _bool | None = None,
+                 create_graph: _bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``."""
         from .autograd.api import backward
 
@@ -744,64 +749,64 @@ class Tensor:
     def isfinite(self) -> Tensor:
         return F.isfinite(self)
 
-    def equal(self, other: Tensor) -> bool:
+    def equal(self, other: Tensor) -> _bool:
         return F.equal(self, other)
 
-    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+    def allclose(self, other: Tensor, rtol: _float = 1e-5, atol: _float = 1e-8, equal_nan: _bool = False) -> _bool:
         return F.allclose(self, other, rtol, atol, equal_nan)
 
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def sum(self, dim: Any = None, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
         return F.sum(self, dim, keepdim, dtype=dtype)
 
     def sum_to_size(self, *size: Any) -> Tensor:
         return F.sum_to_size(self, *size)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def mean(self, dim: Any = None, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
         return F.mean(self, dim, keepdim, dtype=dtype)
 
-    def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    def var(self, dim: Any = None, unbiased: Any = None, keepdim: _bool = False, *, correction: Any = None) -> Tensor:
         return F.var(self, dim, unbiased, keepdim, correction=correction)
 
-    def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    def std(self, dim: Any = None, unbiased: Any = None, keepdim: _bool = False, *, correction: Any = None) -> Tensor:
         return F.std(self, dim, unbiased, keepdim, correction=correction)
 
-    def prod(self, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def prod(self, dim: _int | None = None, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
         return F.prod(self, dim, keepdim, dtype=dtype)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def max(self, dim: Any = None, keepdim: _bool = False) -> Any:
         return F.max(self, dim, keepdim)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def min(self, dim: Any = None, keepdim: _bool = False) -> Any:
         return F.min(self, dim, keepdim)
 
-    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amax(self, dim: Any = (), keepdim: _bool = False) -> Tensor:
         return F.amax(self, dim, keepdim)
 
-    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amin(self, dim: Any = (), keepdim: _bool = False) -> Tensor:
         return F.amin(self, dim, keepdim)
 
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    def argmax(self, dim: _int | None = None, keepdim: _bool = False) -> Tensor:
         return F.argmax(self, dim, keepdim)
 
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> Tensor:
         return F.argmin(self, dim, keepdim)
 
-    def logsumexp(self, dim: Any, keepdim: bool = False) -> Tensor:
+    def logsumexp(self, dim: Any, keepdim: _bool = False) -> Tensor:
         return F.logsumexp(self, dim, keepdim)
 
-    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: _bool = False, dtype: Any = None) -> Tensor:
         return F.norm(self, p, dim, keepdim, dtype=dtype)
 
-    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def any(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
         return F.any(self, dim, keepdim)
 
-    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def all(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
         return F.all(self, dim, keepdim)
 
-    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
+    def softmax(self, dim: _int, dtype: Any = None) -> Tensor:
         return F.softmax(self, dim, dtype=dtype)
 
-    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+    def log_softmax(self, dim: _int, dtype: Any = None) -> Tensor:
         return F.log_softmax(self, dim, dtype=dtype)
 
     # ---- shape (delegates) ------------------------------------------------------------------
@@ -817,16 +822,16 @@ class Tensor:
     def reshape_as(self, other: Tensor) -> Tensor:
         return F.reshape(self, other.shape)
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> Tensor:
         return F.flatten(self, start_dim, end_dim)
 
-    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+    def unflatten(self, dim: _int, sizes: Any) -> Tensor:
         return F.unflatten(self, dim, sizes)
 
     def squeeze(self, dim: Any = None) -> Tensor:
         return F.squeeze(self, dim)
 
-    def unsqueeze(self, dim: int) -> Tensor:
+    def unsqueeze(self, dim: _int) -> Tensor:
         return F.unsqueeze(self, dim)
 
     def expand(self, *sizes: Any) -> Tensor:
@@ -838,10 +843,10 @@ class Tensor:
     def broadcast_to(self, shape: Any) -> Tensor:
         return F.expand(self, shape)
 
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
+    def transpose(self, dim0: _int, dim1: _int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
-    def swapaxes(self, dim0: int, dim1: int) -> Tensor:
+    def swapaxes(self, dim0: _int, dim1: _int) -> Tensor:
         return F.transpose(self, dim0, dim1)
 
     def permute(self, *dims: Any) -> Tensor:
@@ -850,22 +855,22 @@ class Tensor:
     def t(self) -> Tensor:
         return F.t(self)
 
-    def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    def split(self, split_size: Any, dim: _int = 0) -> tuple[Tensor, ...]:
         return F.split(self, split_size, dim)
 
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    def chunk(self, chunks: _int, dim: _int = 0) -> tuple[Tensor, ...]:
         return F.chunk(self, chunks, dim)
 
-    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+    def unbind(self, dim: _int = 0) -> tuple[Tensor, ...]:
         return F.unbind(self, dim)
 
-    def index_select(self, dim: int, index: Tensor) -> Tensor:
+    def index_select(self, dim: _int, index: Tensor) -> Tensor:
         return F.index_select(self, dim, index)
 
-    def gather(self, dim: int, index: Tensor) -> Tensor:
+    def gather(self, dim: _int, index: Tensor) -> Tensor:
         return F.gather(self, dim, index)
 
-    def nonzero(self, *, as_tuple: bool = False) -> Any:
+    def nonzero(self, *, as_tuple: _bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)
 
     def repeat(self, *sizes: Any) -> Tensor:
@@ -916,16 +921,16 @@ class Tensor:
     def fill_(self, value: Any) -> Tensor:
         return F.fill_(self, value)
 
-    def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
+    def copy_(self, src: Tensor, non_blocking: _bool = False) -> Tensor:
         return F.copy_(self, src)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.inplace(self, F.masked_fill, mask, value)
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    def uniform_(self, a: _float = 0.0, b: _float = 1.0, *, generator: Any = None) -> Tensor:
         return F.uniform_(self, a, b, generator=generator)
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    def normal_(self, mean: _float = 0.0, std: _float = 1.0, *, generator: Any = None) -> Tensor:
         return F.normal_(self, mean, std, generator=generator)
 
 
@@ -939,5 +944,5 @@ _NON_LEAF_GRAD = (
 )
 _node.Tensor_ = Tensor
 
-from . import functions as F  # noqa: E402  (functions.py builds on Tensor)
+from . import functions as F  # noqa: E402  (functions/ builds on Tensor)
 from . import creation as _C  # noqa: E402  (the factories build on Tensor)

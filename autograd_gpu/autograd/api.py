@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from . import node as _node
 from .engine import run_backward
 
 
@@ -16,8 +17,7 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
 
 
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: bool = False) -> list[Any]:
-    from ..tensor import Size, Tensor
-
+    Tensor = _node.Tensor_
     out: list[Any] = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -31,10 +31,13 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], is_grads_batched: 
                     f"grad can be implicitly created only for real scalar outputs but got {o.dtype}"
                 )
             g = Tensor._make(o.backend.ones(o._data.shape, o._data.dtype), o._device)
+            g._owned = True  # made here: a leaf may take it over without a copy
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
             if g.shape != o.shape:
+                from ..tensor import Size
+
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.shape)!r} and "
                     f"output[{i}] has a shape of {Size(o.shape)!r}."

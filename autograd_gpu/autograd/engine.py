@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import deque
 from typing import Any, Sequence
 
 from . import anomaly
@@ -63,21 +64,39 @@ def run_backward(
 
     buffers: dict[Node, dict[int, Any]] = {}
     heap: list[tuple[int, int, Node]] = []
-    # NOTE: ties (every AccumulateGrad has the same priority) run in the order they became ready,
-    # which is PyTorch's order in practice (e.g. a mul's leaves in next_functions order).
+    # NOTE: PyTorch runs the ready node created last, and an AccumulateGrad as soon as it is
+    # ready; ties run in the order they became ready (e.g. a mul's leaves in next_functions
+    # order). Ready accumulators wait in a FIFO that is served before the heap.
+    acc_ready: deque[Node] = deque()
     tick = itertools.count()
     for node, nr, grad in roots:
         _add(buffers.setdefault(node, {}), nr, grad, create_graph)
     for node in buffers:
         if deps[node] == 0:
-            heapq.heappush(heap, (-node._seq, next(tick), node))
+            if node._is_accumulator:
+                acc_ready.append(node)
+            else:
+                heapq.heappush(heap, (-node._seq, next(tick), node))
 
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
+    watch = anomaly.STATE.enabled
+    push, pop = heapq.heappush, heapq.heappop
     try:
-        while heap:
-            _, _, node = heapq.heappop(heap)
+        while heap or acc_ready:
+            node = acc_ready.popleft() if acc_ready else pop(heap)[2]
             grads = buffers.pop(node, None)
+            if node._is_accumulator:
+                if grads is not None:
+                    if node.variable._hooks or node._prehooks:
+                        grads = _run_prehooks(node, grads)
+                    if captures:
+                        at = captures.get((node, 0))
+                        if at is not None and not accumulate:
+                            results[at] = grads.get(0)
+                    if needed is None or node in needed:
+                        _run_accumulate(node, grads, create_graph, accumulate, inputs, captures)
+                continue
             if grads is not None:
                 if node._tensor_prehooks or node._retain_grad or node._prehooks:
                     grads = _run_prehooks(node, grads)
@@ -88,26 +107,34 @@ def run_backward(
                             continue
                         if not accumulate:
                             results[at] = g
-                        elif not isinstance(node, AccumulateGrad):
+                        else:
                             accumulate_into(inputs[at], g, create_graph)  # type: ignore[index]
                 if needed is None or node in needed:
-                    out = _run_node(node, grads, create_graph, accumulate, inputs, captures)
+                    out = _run_node(node, grads, watch)
                 else:
                     out = None
-                if not retain_graph:
+                if not retain_graph and node._saved:
                     node._release()
             else:
                 out = None
-            for k, (nxt, nr) in enumerate(node.next_functions):
-                if nxt is None:
-                    continue
-                g = out[k] if out is not None else None
-                if g is not None and (wanted is None or nxt in wanted):
-                    _add(buffers.setdefault(nxt, {}), nr, g, create_graph)
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, next(tick), nxt))
+            k = 0
+            for nxt, nr in node.next_functions:
+                if nxt is not None:
+                    g = out[k] if out is not None else None
+                    if g is not None and (wanted is None or nxt in wanted):
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buffers[nxt] = {nr: g}
+                        else:
+                            _add(buf, nr, g, create_graph)
+                    left = deps[nxt] - 1
+                    deps[nxt] = left
+                    if left == 0:
+                        if nxt._is_accumulator:
+                            acc_ready.append(nxt)
+                        else:
+                            push(heap, (-nxt._seq, next(tick), nxt))
+                k += 1
     finally:
         STATE.grad_enabled = prev_mode
 
@@ -191,39 +218,46 @@ def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
     return grads
 
 
-def _run_node(node: Node, grads: dict[int, Any], create_graph: bool,
-              accumulate: bool, inputs: Any, captures: Any) -> tuple[Any, ...] | None:
-    if isinstance(node, AccumulateGrad):
-        g = grads.get(0)
-        if g is not None and accumulate and (inputs is None or (node, 0) in captures):
-            # NOTE: a gradient this walk made and nobody else holds is stolen, not copied; the
-            # flag is cleared so a second leaf receiving the same tensor copies it.
-            node.accumulate(g, g._owned, create_graph)
-            g._owned = False
-        return None
-    n = max(grads) + 1
-    args = [grads.get(i) for i in range(n)] if n > 1 or 0 not in grads else [grads[0]]
+def _run_accumulate(node: Any, grads: dict[int, Any], create_graph: bool, accumulate: bool,
+                    inputs: Any, captures: Any) -> None:
+    g = grads.get(0)
+    if g is not None and accumulate and (inputs is None or (node, 0) in captures):
+        # NOTE: a gradient this walk made and nobody else holds is stolen, not copied; the
+        # flag is cleared so a second leaf receiving the same tensor copies it.
+        node.accumulate(g, g._owned, create_graph)
+        g._owned = False
+
+
+def _run_node(node: Node, grads: dict[int, Any], watch: bool) -> tuple[Any, ...]:
+    if len(grads) == 1 and 0 in grads:
+        args = [grads[0]]
+    else:
+        args = [grads.get(i) for i in range(max(grads) + 1)]
     try:
         out = node._call_backward(args)
     except Exception:
-        if anomaly.STATE.enabled:
+        if watch:
             anomaly.warn_forward_stack(node)
         raise
-    if anomaly.STATE.enabled:
+    if watch:
         try:
             anomaly.check_backward(node, out)
         except RuntimeError:
             anomaly.warn_forward_stack(node)
             raise
     if node._hooks:
+        for g in out:
+            if g is not None:
+                g._owned = False  # NOTE: hooks saw it: user code may keep it
         for hook in tuple(node._hooks.values()):
             new = hook(tuple(out), tuple(args))
             if new is not None:
                 out = tuple(new)
-    if not node._is_custom and not node._hooks:  # hooks saw ``out``: not ours to steal
+        return out
+    if not node._is_custom:
         for g in out:
             # NOTE: a gradient passed through unchanged keeps its flag: it may be the user's.
-            if g is not None:
+            if g is not None and not g._owned:
                 for a in args:
                     if g is a:
                         break

@@ -112,6 +112,10 @@ class Node:
     _materialize_grads = True
     _is_custom = False
     is_view = False  # outputs share the first input's storage and version counter
+    raw_ok = False  # backward also runs on bare arrays (see _call_raw)
+    _is_accumulator = False
+    raw_quiet = False  # ... with floating-point warnings off (poles give inf/nan silently)
+    _raw = False
 
     # ---- graph introspection (PyTorch's Node API) -------------------------------------------
     def name(self) -> str:
@@ -172,7 +176,25 @@ class Node:
                 "retain_graph=True if you need to backward through the graph a second time or if "
                 "you need to access saved tensors after calling backward."
             )
+        if self._raw:
+            return tuple(self._unpack_array(entry) for entry in saved)
         return tuple(self._unpack(entry) for entry in saved)
+
+    def _unpack_array(self, entry: Any) -> Any:
+        """A saved value as a bare array (the raw backward path), after the version check."""
+        if entry is None:
+            return None
+        kind, obj, version = entry
+        if kind == _RAW or kind == _CONST:
+            return obj
+        if kind == _OUTPUT:
+            data, _, counter, _ = obj
+            if counter.value != version:
+                self._unpack(entry)  # raises the error with its full message
+            return data
+        if obj._version_counter is not None and obj._version_counter.value != version:
+            self._unpack(entry)
+        return obj._data
 
     def _pack(self, inputs: tuple[Any, ...], arrays: list[Any], outputs: tuple[Any, ...],
               raw: tuple[Any, ...] = ()) -> None:
@@ -246,7 +268,66 @@ class Node:
         return Tensor_._make(array, self.backend_device)
 
     def _call_backward(self, grads: list[Any]) -> tuple[Any, ...]:
+        if self.raw_ok and not STATE.grad_enabled:
+            return self._call_raw(grads)
         return self.backward(*grads)
+
+    def _call_raw(self, grads: list[Any]) -> tuple[Any, ...]:
+        """Backward on bare arrays: when no graph is recorded (no ``create_graph``), ops whose
+        formula uses only arithmetic operators and the mode-aware helpers below run the same
+        ``backward`` on arrays, skipping a Tensor per intermediate."""
+        arrays = [None if g is None else g._data for g in grads]
+        self._raw = True
+        try:
+            if self.raw_quiet:
+                with self.backend.errstate(all="ignore"):
+                    outs = self.backward(*arrays)
+            else:
+                outs = self.backward(*arrays)
+        finally:
+            self._raw = False
+        make = Tensor_._make
+        dev = self.backend_device
+        wrapped = []
+        for o in outs:
+            if o is None:
+                wrapped.append(None)
+                continue
+            for g in grads:
+                if g is not None and o is g._data:  # passed through unchanged: keep its Tensor
+                    wrapped.append(g)
+                    break
+            else:
+                wrapped.append(make(o, dev))
+        return tuple(wrapped)
+
+    # ---- mode-aware helpers for backward formulas (Tensors, or arrays on the raw path) --------
+    def where(self, cond: Any, x: Any, y: Any) -> Any:
+        """``x`` where ``cond`` else ``y``."""
+        if isinstance(x, Tensor_):
+            return x.where(cond, y)
+        return self.backend.where(cond, x, y)
+
+    def sum(self, x: Any, dims: Any, keepdim: bool) -> Any:
+        if isinstance(x, Tensor_):
+            return x.sum(dims, keepdim=keepdim)
+        return self.backend.sum(x, axis=dims, keepdims=keepdim)
+
+    def exp(self, x: Any) -> Any:
+        return x.exp() if isinstance(x, Tensor_) else self.backend.exp(x)
+
+    def permute(self, x: Any, axes: tuple[int, ...]) -> Any:
+        if isinstance(x, Tensor_):
+            return x.permute(*axes)
+        return self.backend.transpose(x, axes)
+
+    def run(self, cls: Any, x: Any, **params: Any) -> Any:
+        """``cls.apply(x, **params)``, or on the raw path its forward on the bare array."""
+        if isinstance(x, Tensor_):
+            return cls.apply(x, **params)
+        node = cls(**params)
+        node.backend, node.backend_device = self.backend, self.backend_device
+        return node.forward(x)
 
     def _release(self) -> None:
         # NOTE: a node that saved nothing stays usable, so it can run backward again (PyTorch).
@@ -263,51 +344,64 @@ class Node:
         dev: Any = None
         needs = False
         arrays = []
+        append = arrays.append
         for t in inputs:
             if isinstance(t, T):
-                arrays.append(t._data)
+                append(t._data)
+                d = t._device
                 if dev is None:
-                    dev = t._device
-                elif t._device is not dev:
+                    dev = d
+                elif d is not dev:
                     raise RuntimeError(
                         "Expected all tensors to be on the same device, but found at least two "
-                        f"devices, {_dev_names(dev, t._device)}!"
+                        f"devices, {_dev_names(dev, d)}!"
                     )
                 # NOTE: a view may have started requiring grad through its base (grad_fn refreshes).
                 if t._requires_grad or (t._view_fn is not None and t.grad_fn is not None):
                     needs = True
             else:
-                arrays.append(t)
-        node.backend = dev.backend
+                append(t)
+        node.backend = dev._backend or dev.backend
         node.backend_device = dev
-        needs = needs and STATE.grad_enabled
-        if needs:
+        if needs and STATE.grad_enabled:
             node.needs_input_grad = tuple([isinstance(t, T) and t._requires_grad for t in inputs])
+        else:
+            needs = False
         out = node.forward(*arrays)
         make = T._make
+        many = type(out) is tuple
         if not needs:
-            if type(out) is tuple:
-                outs = tuple(make(o, dev) for o in out)
+            if not many:
+                t = make(out, dev)
                 if node.is_view:
-                    _link_views(inputs[0], outs, cls, params)
-                return outs
-            t = make(out, dev)
+                    _link_views(inputs[0], (t,), cls, params)
+                return t
+            outs = tuple([make(o, dev) for o in out])
             if node.is_view:
-                _link_views(inputs[0], (t,), cls, params)
-            return t
-        node.next_functions = tuple([_edge(t, T) for t in inputs])
+                _link_views(inputs[0], outs, cls, params)
+            return outs
+        node.next_functions = tuple([
+            (None, 0) if not isinstance(t, T) or not t._requires_grad
+            else (t.grad_fn, t._output_nr) if t.grad_fn is not None
+            else (t._grad_accumulator(), 0)
+            for t in inputs
+        ])
         node._seq = next(_seq)
-        if type(out) is tuple:
-            outs = tuple(_wrap_output(o, dev, node, i) for i, o in enumerate(out))
+        if many:
+            outs = tuple([_wrap_output(o, dev, node, i) for i, o in enumerate(out)])
         else:
-            outs = (_wrap_output(out, dev, node, 0),)
+            t = make(out, dev)
+            if t._data.dtype.kind == "f":
+                t._grad_fn = node
+                t._requires_grad = True
+            outs = (t,)
         if node.is_view:
             _link_views(inputs[0], outs, cls, params)
         if node._to_save:
-            node._pack(inputs, arrays, outs, out if type(out) is tuple else (out,))
+            node._pack(inputs, arrays, outs, out if many else (out,))
         if anomaly.STATE.enabled:
             anomaly.record_forward(node, outs)
-        return outs if type(out) is tuple else outs[0]
+        return outs if many else outs[0]
 
 
 def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, Any]) -> None:
@@ -330,7 +424,7 @@ def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, An
 
 def _wrap_output(data: Any, dev: Any, node: Node, i: int) -> Any:
     t = Tensor_._make(data, dev)
-    if t.dtype.is_floating_point:
+    if t._data.dtype.kind == "f":
         t._grad_fn, t._output_nr, t._requires_grad = node, i, True
     return t
 
@@ -387,6 +481,7 @@ class AccumulateGrad(Node):
     """The sink for a leaf: adds the incoming gradient into ``variable.grad``."""
 
     node_name = "torch::autograd::AccumulateGrad"  # PyTorch's name(); the repr is short
+    _is_accumulator = True
     _seq = sys.maxsize  # NOTE: runs as soon as it is ready, as in PyTorch.
 
     def __init__(self, variable: Tensor) -> None:
@@ -422,11 +517,10 @@ class AccumulateGrad(Node):
         if old is None:
             if create_graph:
                 var._grad = grad
+            elif owned and grad._grad_fn is None and self.backend.owns_writable(grad._data):
+                var._grad = grad  # NOTE: made by this backward and held by nobody else: taken over
             else:
-                data = grad._data
-                if not (owned and self.backend.owns_writable(data)):
-                    data = self.backend.copy(data)
-                var._grad = Tensor_._make(data, var._device)
+                var._grad = Tensor_._make(self.backend.copy(grad._data), var._device)
         elif create_graph or old._requires_grad or grad._requires_grad:
             var._grad = old + grad
         elif self.backend.owns_writable(old._data) and old.shape == grad.shape:

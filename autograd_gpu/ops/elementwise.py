@@ -27,7 +27,8 @@ class _Binary(Node):
     """Base of broadcasting binary ops; inputs arrive already in the promoted dtype."""
 
     def forward(self, x: Any, y: Any) -> Any:
-        self.shapes = (_shape(x), _shape(y))
+        if self.needs_input_grad:  # only backward reads them
+            self.shapes = (_shape(x), _shape(y))
         return self.compute(x, y)
 
     def compute(self, x: Any, y: Any) -> Any:
@@ -44,6 +45,7 @@ def _shape(x: Any) -> tuple[int, ...] | None:
 
 class Add(_Binary):
     node_name = "AddBackward0"
+    raw_ok = True
 
     def __init__(self, alpha: Any = 1) -> None:
         self.alpha = alpha
@@ -59,6 +61,7 @@ class Add(_Binary):
 
 class Sub(_Binary):
     node_name = "SubBackward0"
+    raw_ok = True
 
     def __init__(self, alpha: Any = 1) -> None:
         self.alpha = alpha
@@ -76,6 +79,7 @@ class Rsub(_Binary):
     """``other - x`` with ``x`` a tensor and ``other`` a scalar (PyTorch's rsub)."""
 
     node_name = "RsubBackward1"
+    raw_ok = True
 
     def compute(self, x: Any, y: Any) -> Any:
         return self.backend.subtract(y, x)
@@ -86,6 +90,7 @@ class Rsub(_Binary):
 
 class Mul(_Binary):
     node_name = "MulBackward0"
+    raw_ok = True
 
     def compute(self, x: Any, y: Any) -> Any:
         need = self.needs_input_grad
@@ -101,6 +106,8 @@ class Mul(_Binary):
 
 class Div(_Binary):
     node_name = "DivBackward0"
+    raw_ok = True
+    raw_quiet = True
 
     def compute(self, x: Any, y: Any) -> Any:
         need = self.needs_input_grad
@@ -221,6 +228,7 @@ class _Unary(Node):
 
 class Neg(_Unary):
     node_name = "NegBackward0"
+    raw_ok = True
 
     def forward(self, x: Any) -> Any:
         return self.backend.negative(x)
@@ -243,6 +251,7 @@ class Abs(_Unary):
 
 class Exp(_Unary):
     node_name = "ExpBackward0"
+    raw_ok = True
 
     @_quiet
     def forward(self, x: Any) -> Any:
@@ -256,6 +265,8 @@ class Exp(_Unary):
 
 class Log(_Unary):
     node_name = "LogBackward0"
+    raw_ok = True
+    raw_quiet = True
 
     @_quiet
     def forward(self, x: Any) -> Any:
@@ -268,6 +279,8 @@ class Log(_Unary):
 
 class Log1p(_Unary):
     node_name = "Log1PBackward0"
+    raw_ok = True
+    raw_quiet = True
 
     @_quiet
     def forward(self, x: Any) -> Any:
@@ -280,6 +293,7 @@ class Log1p(_Unary):
 
 class Expm1(_Unary):
     node_name = "Expm1Backward0"
+    raw_ok = True
 
     @_quiet
     def forward(self, x: Any) -> Any:
@@ -293,6 +307,8 @@ class Expm1(_Unary):
 
 class Sqrt(_Unary):
     node_name = "SqrtBackward0"
+    raw_ok = True
+    raw_quiet = True
 
     @_quiet
     def forward(self, x: Any) -> Any:
@@ -320,6 +336,8 @@ class Rsqrt(_Unary):
 
 class Reciprocal(_Unary):
     node_name = "ReciprocalBackward0"
+    raw_ok = True
+    raw_quiet = True
 
     @_quiet
     def forward(self, x: Any) -> Any:
@@ -355,6 +373,7 @@ class Cos(_Unary):
 
 class Tanh(_Unary):
     node_name = "TanhBackward0"
+    raw_ok = True
 
     def forward(self, x: Any) -> Any:
         out = self.backend.tanh(x)
@@ -367,6 +386,7 @@ class Tanh(_Unary):
 
 class Sigmoid(_Unary):
     node_name = "SigmoidBackward0"
+    raw_ok = True
 
     def forward(self, x: Any) -> Any:
         out = self.backend.sigmoid(x).astype(x.dtype, copy=False)
@@ -379,6 +399,7 @@ class Sigmoid(_Unary):
 
 class Relu(_Unary):
     node_name = "ReluBackward0"
+    raw_ok = True
 
     def forward(self, x: Any) -> Any:
         out = self.backend.maximum(x, 0).astype(x.dtype, copy=False)
@@ -387,7 +408,7 @@ class Relu(_Unary):
 
     def grad_of(self, grad: Any, out: Any) -> Any:
         # NOTE: the gradient at x == 0 is 0, as in PyTorch (out > 0 is false there).
-        return grad.where(out > 0, 0.0)
+        return self.where(out > 0, grad, 0.0)
 
 
 class Clamp(_Unary):
@@ -473,6 +494,7 @@ class ToCopy(_Unary):
 
 class Clone(_Unary):
     node_name = "CloneBackward0"
+    raw_ok = True
 
     def forward(self, x: Any) -> Any:
         return self.backend.copy(x)

@@ -9,6 +9,7 @@ from ..autograd.node import Node
 
 class Softmax(Node):
     node_name = "SoftmaxBackward0"
+    raw_ok = True
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -23,11 +24,12 @@ class Softmax(Node):
 
     def backward(self, grad: Any) -> tuple[Any]:
         (out,) = self.saved_tensors
-        return (out * (grad - (grad * out).sum(self.dim, keepdim=True)),)
+        return (out * (grad - self.sum(grad * out, self.dim, True)),)
 
 
 class LogSoftmax(Node):
     node_name = "LogSoftmaxBackward0"
+    raw_ok = True
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -45,4 +47,4 @@ class LogSoftmax(Node):
 
     def backward(self, grad: Any) -> tuple[Any]:
         (out,) = self.saved_tensors
-        return (grad - out.exp() * grad.sum(self.dim, keepdim=True),)
+        return (grad - self.exp(out) * self.sum(grad, self.dim, True),)

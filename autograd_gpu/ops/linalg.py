@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
+from .util import reduce_grad
 
 
 def _mat_error(x: Any, y: Any) -> RuntimeError:
@@ -18,6 +19,7 @@ class Mm(Node):
     """``x @ y`` for 2-D ``x`` and ``y`` (MmBackward0)."""
 
     node_name = "MmBackward0"
+    raw_ok = True
 
     def forward(self, x: Any, y: Any) -> Any:
         if x.shape[1] != y.shape[0]:
@@ -29,14 +31,15 @@ class Mm(Node):
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
-        return (grad.mm(y.t()) if y is not None else None,
-                x.t().mm(grad) if x is not None else None)
+        # NOTE: operators only (@, .T), so the same lines run on arrays (raw path) and Tensors.
+        return (grad @ y.T if y is not None else None, x.T @ grad if x is not None else None)
 
 
 class Addmm(Node):
     """``beta * c + alpha * (x @ y)`` (AddmmBackward0; ``linear`` on 2-D input)."""
 
     node_name = "AddmmBackward0"
+    raw_ok = True
 
     def __init__(self, beta: Any = 1, alpha: Any = 1) -> None:
         self.beta = beta
@@ -64,9 +67,9 @@ class Addmm(Node):
         need = self.needs_input_grad
         gc = None
         if need[0]:
-            gc = (grad if self.beta == 1 else grad * self.beta).sum_to_size(self.c_shape)
-        gx = grad.mm(y.t()) if y is not None else None
-        gy = x.t().mm(grad) if x is not None else None
+            gc = reduce_grad(grad if self.beta == 1 else grad * self.beta, self.c_shape)
+        gx = grad @ y.T if y is not None else None
+        gy = x.T @ grad if x is not None else None
         if self.alpha != 1:
             gx = gx * self.alpha if gx is not None else None
             gy = gy * self.alpha if gy is not None else None
@@ -94,6 +97,7 @@ class Mv(Node):
 
 class Dot(Node):
     node_name = "DotBackward0"
+    raw_ok = True
 
     def forward(self, x: Any, y: Any) -> Any:
         if x.shape != y.shape:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
+from .util import reduce_grad
 
 
 class Reshape(Node):
@@ -13,6 +14,7 @@ class Reshape(Node):
 
     node_name = "ViewBackward0"
     is_view = True
+    raw_ok = True
 
     def __init__(self, shape: tuple[int, ...], copy_ok: bool = True) -> None:
         self.shape = shape
@@ -79,6 +81,7 @@ class Squeeze(Node):
     """SqueezeBackward0 (all size-1 dims) / SqueezeBackward1 (given dims)."""
 
     is_view = True
+    raw_ok = True
 
     def __init__(self, dims: tuple[int, ...], name: str) -> None:
         self.dims = dims
@@ -95,6 +98,7 @@ class Squeeze(Node):
 class Unsqueeze(Node):
     node_name = "UnsqueezeBackward0"
     is_view = True
+    raw_ok = True
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -109,6 +113,7 @@ class Unsqueeze(Node):
 class Expand(Node):
     node_name = "ExpandBackward0"
     is_view = True
+    raw_ok = True
 
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = shape
@@ -118,7 +123,7 @@ class Expand(Node):
         return self.backend.broadcast_to(x, self.shape)
 
     def backward(self, grad: Any) -> tuple[Any]:
-        return (grad.sum_to_size(self.in_shape),)
+        return (reduce_grad(grad, self.in_shape),)
 
 
 class Permute(Node):
@@ -126,6 +131,7 @@ class Permute(Node):
 
     node_name = "PermuteBackward0"
     is_view = True
+    raw_ok = True
 
     def __init__(self, axes: tuple[int, ...], name: str = "PermuteBackward0") -> None:
         self.axes = axes
@@ -138,12 +144,14 @@ class Permute(Node):
         inverse = [0] * len(self.axes)
         for i, a in enumerate(self.axes):
             inverse[a] = i
-        return (grad.permute(*inverse),)
+        return (self.permute(grad, tuple(inverse)),)
 
 
 class Index(Node):
     """``x[key]`` with a NumPy key already translated from the user's. Basic keys give views
     (SelectBackward0, SliceBackward0, ...); advanced keys copy (IndexBackward0)."""
+
+    raw_ok = True
 
     def __init__(self, key: Any, name: str, advanced: bool) -> None:
         self.key = key
@@ -156,7 +164,8 @@ class Index(Node):
         return x[self.key]  # NOTE: basic keys end in Ellipsis, so even x[0, 1] is a 0-d view
 
     def backward(self, grad: Any) -> tuple[Any]:
-        return (IndexEmbed.apply(grad, key=self.key, shape=self.in_shape, accumulate=self.advanced),)
+        return (self.run(IndexEmbed, grad, key=self.key, shape=self.in_shape,
+                         accumulate=self.advanced),)
 
 
 class IndexEmbed(Node):
@@ -187,6 +196,7 @@ class Gather(Node):
     """``take_along_axis``; backward scatters (adds) back."""
 
     node_name = "GatherBackward0"
+    raw_ok = True
 
     def __init__(self, dim: int, index: Any) -> None:
         self.dim = dim
@@ -197,7 +207,7 @@ class Gather(Node):
         return self.backend.take_along_axis(x, self.index, axis=self.dim)
 
     def backward(self, grad: Any) -> tuple[Any]:
-        return (ScatterAdd.apply(grad, dim=self.dim, index=self.index, shape=self.shape),)
+        return (self.run(ScatterAdd, grad, dim=self.dim, index=self.index, shape=self.shape),)
 
 
 class ScatterAdd(Node):

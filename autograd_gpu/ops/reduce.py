@@ -8,11 +8,40 @@ from typing import Any
 from ..autograd.node import Node
 
 
-def _expand_back(grad: Any, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Any:
-    """A reduced gradient broadcast back over the reduced dimensions to ``shape``."""
-    if not keepdim and dims:
-        grad = grad.reshape(tuple(1 if i in dims else s for i, s in enumerate(shape)))
-    return grad.expand(shape)
+def _expand_back(node: Node, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...],
+                 keepdim: bool, divisor: int = 1) -> Any:
+    """A reduced gradient spread back over the reduced dimensions to ``shape`` (/ divisor)."""
+    return node.run(SpreadBack, grad, shape=shape, dims=dims, keepdim=keepdim, divisor=divisor)
+
+
+class SpreadBack(Node):
+    """The backward of sum and mean: ``grad`` copied over the reduced dims, divided by
+    ``divisor``. A fresh array rather than a broadcast view: one write now, and it can become a
+    leaf's ``.grad`` without another copy."""
+
+    node_name = "ExpandBackward0"
+
+    def __init__(self, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool,
+                 divisor: int) -> None:
+        self.shape = shape
+        self.dims = dims
+        self.keepdim = keepdim
+        self.divisor = divisor
+
+    def forward(self, g: Any) -> Any:
+        b = self.backend
+        if not self.keepdim and self.dims:
+            g = b.reshape(g, tuple(1 if i in self.dims else s for i, s in enumerate(self.shape)))
+        out = b.empty(self.shape, g.dtype)
+        if self.divisor == 1:
+            out[...] = g
+        else:
+            b.true_divide(g, self.divisor, out=out)
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        g = grad.sum(self.dims, keepdim=self.keepdim) if self.dims else grad
+        return (g / self.divisor if self.divisor != 1 else g,)
 
 
 def _keep(out: Any, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Any:
@@ -35,6 +64,7 @@ class _Reduce(Node):
 
 class Sum(_Reduce):
     node_name = "SumBackward1"
+    raw_ok = True
 
     def __init__(self, dims: tuple[int, ...], keepdim: bool, name: str | None = None,
                  dtype: str | None = None) -> None:
@@ -46,11 +76,12 @@ class Sum(_Reduce):
         return self.backend.sum(x, axis=self.dims, keepdims=self.keepdim, dtype=self.dtype)
 
     def backward(self, grad: Any) -> tuple[Any]:
-        return (_expand_back(grad, self.shape, self.dims, self.keepdim),)
+        return (_expand_back(self, grad, self.shape, self.dims, self.keepdim),)
 
 
 class Mean(_Reduce):
     node_name = "MeanBackward1"
+    raw_ok = True
 
     def forward(self, x: Any) -> Any:
         self.shape = x.shape
@@ -62,7 +93,7 @@ class Mean(_Reduce):
             self.backend.full(_out_shape(x.shape, self.dims, self.keepdim), float("nan"), x.dtype)
 
     def backward(self, grad: Any) -> tuple[Any]:
-        return (_expand_back(grad, self.shape, self.dims, self.keepdim) / self.count,)
+        return (_expand_back(self, grad, self.shape, self.dims, self.keepdim, self.count),)
 
 
 def _out_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:

@@ -10,7 +10,15 @@ def reduce_grad(grad: Any, shape: tuple[int, ...] | None) -> Any:
     ``shape`` again (``None``: the input was a Python scalar and gets no gradient)."""
     if shape is None or grad.shape == shape:
         return grad
-    return grad.sum_to_size(shape)
+    if hasattr(grad, "sum_to_size"):
+        return grad.sum_to_size(shape)
+    # NOTE: a bare array (the raw backward path): the same reduction with keepdims.
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1
+    )
+    out = grad.sum(axis=dims, keepdims=True) if dims else grad
+    return out.reshape(shape)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:

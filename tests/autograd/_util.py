@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -47,6 +48,40 @@ def both(fn: Callable[[Any, str], Any], device: str, **tol: float) -> Any:
     ours = fn(ag, device)
     assert_same(ours, theirs, **tol)
     return ours
+
+
+def parity(fn: Callable[[Any, str], Any]) -> Callable[[str], None]:
+    """Decorator: the program ``fn(T, dev)`` becomes a test on the ``device`` fixture that runs it
+    with torch on cpu and with autograd_gpu on ``device`` and compares the results (``both``)."""
+
+    def test(device: str) -> None:
+        both(fn, device)
+
+    # NOTE: no functools.wraps: pytest would read fn's (T, dev) signature through __wrapped__.
+    test.__name__, test.__qualname__, test.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    test.__module__ = fn.__module__
+    return test
+
+
+X = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
+
+
+def leaf(T: Any, dev: str, data: Any = X) -> Any:
+    """A float64 leaf of library ``T`` that requires grad, holding ``data`` (``X`` by default)."""
+    return T.tensor(data, dtype=T.float64, device=dev, requires_grad=True)
+
+
+def function_class(T: Any, name: str, forward: Callable[..., Any],
+                   backward: Callable[..., Any] | None = None) -> Any:
+    """A ``T.autograd.Function`` subclass called ``name`` with these static ``forward(ctx, ...)``
+    and ``backward(ctx, ...)`` (no ``backward`` when None), as if written as a class."""
+
+    def body(ns: dict[str, Any]) -> None:
+        ns["forward"] = staticmethod(forward)
+        if backward is not None:
+            ns["backward"] = staticmethod(backward)
+
+    return types.new_class(name, (T.autograd.Function,), exec_body=body)
 
 
 def first_sentence(msg: str) -> str:

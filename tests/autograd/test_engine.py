@@ -13,109 +13,86 @@ import torch
 
 import autograd_gpu as ag
 
-from ._util import both, same_error, to_np
-
-X = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
-
-
-def leaf(T: Any, dev: str, data: Any = None) -> Any:
-    return T.tensor(X if data is None else data, dtype=T.float64, device=dev, requires_grad=True)
-
+from ._util import both, leaf, parity, same_error, to_np
 
 # ---- backward arguments --------------------------------------------------------------------
 
-def test_backward_gradient_argument(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = x.sin() * x
-        y.backward(gradient=T.tensor([[1.0, 2, 3], [4, 5, 6]], dtype=T.float64, device=dev))
-        return x.grad
-
-    both(f, device)
+@parity
+def test_backward_gradient_argument(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = x.sin() * x
+    y.backward(gradient=T.tensor([[1.0, 2, 3], [4, 5, 6]], dtype=T.float64, device=dev))
+    return x.grad
 
 
-def test_backward_retain_graph_twice_accumulates(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = (x.exp() * x).sum()
-        y.backward(retain_graph=True)
-        g1 = x.grad.clone()
-        y.backward()
-        return g1, x.grad
-
-    both(f, device)
+@parity
+def test_backward_retain_graph_twice_accumulates(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    g1 = x.grad.clone()
+    y.backward()
+    return g1, x.grad
 
 
-def test_backward_inputs_restricts_accumulation(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x, w = leaf(T, dev), leaf(T, dev, [[2.0, 1, 0], [1, 1, 3]])
-        h = x * w
-        h.retain_grad()
-        (h * h).sum().backward(inputs=[w])
-        g = (x.grad, w.grad, h.grad)
-        (h * h).sum().backward(inputs=[h]) if False else None
-        return g
-
-    both(f, device)
+@parity
+def test_backward_inputs_restricts_accumulation(T: Any, dev: str) -> Any:
+    x, w = leaf(T, dev), leaf(T, dev, [[2.0, 1, 0], [1, 1, 3]])
+    h = x * w
+    h.retain_grad()
+    (h * h).sum().backward(inputs=[w])
+    g = (x.grad, w.grad, h.grad)
+    (h * h).sum().backward(inputs=[h]) if False else None
+    return g
 
 
-def test_backward_inputs_non_leaf(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        h = x * 3
-        (h ** 2).sum().backward(inputs=[h])
-        return x.grad, h.grad
-
-    both(f, device)
+@parity
+def test_backward_inputs_non_leaf(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    h = x * 3
+    (h ** 2).sum().backward(inputs=[h])
+    return x.grad, h.grad
 
 
-def test_autograd_backward_several_roots(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        a, b = x.sum(), x * x
-        T.autograd.backward([a, b], [None, T.ones_like(b)])
-        return x.grad
-
-    both(f, device)
+@parity
+def test_autograd_backward_several_roots(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    a, b = x.sum(), x * x
+    T.autograd.backward([a, b], [None, T.ones_like(b)])
+    return x.grad
 
 
-def test_create_graph_backward_gives_differentiable_grad(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        (x ** 3).sum().backward(create_graph=True)
-        g = x.grad
-        assert g.requires_grad and g.grad_fn is not None
-        x.grad = None
-        g.sum().backward()
-        return g, x.grad
-
-    both(f, device)
+@parity
+def test_create_graph_backward_gives_differentiable_grad(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    (x ** 3).sum().backward(create_graph=True)
+    g = x.grad
+    assert g.requires_grad and g.grad_fn is not None
+    x.grad = None
+    g.sum().backward()
+    return g, x.grad
 
 
 # ---- autograd.grad ----------------------------------------------------------------------------
 
-def test_grad_grad_outputs_and_several_outputs(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x, w = leaf(T, dev), leaf(T, dev, [[1.0, -2, 0.5], [0.1, 0.2, 0.3]])
-        a = (x * w).tanh()
-        b = (x - w).pow(2).sum()
-        go = T.tensor([[1.0, 0, 2], [3, 1, 1]], dtype=T.float64, device=dev)
-        gx, gw = T.autograd.grad([a, b], [x, w], [go, None])
-        assert x.grad is None and w.grad is None
-        return gx, gw
-
-    both(f, device)
+@parity
+def test_grad_grad_outputs_and_several_outputs(T: Any, dev: str) -> Any:
+    x, w = leaf(T, dev), leaf(T, dev, [[1.0, -2, 0.5], [0.1, 0.2, 0.3]])
+    a = (x * w).tanh()
+    b = (x - w).pow(2).sum()
+    go = T.tensor([[1.0, 0, 2], [3, 1, 1]], dtype=T.float64, device=dev)
+    gx, gw = T.autograd.grad([a, b], [x, w], [go, None])
+    assert x.grad is None and w.grad is None
+    return gx, gw
 
 
-def test_grad_allow_unused_and_materialize(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x, z = leaf(T, dev), leaf(T, dev)
-        y = (x * 2).sum()
-        r1 = T.autograd.grad(y, [x, z], allow_unused=True, retain_graph=True)
-        r2 = T.autograd.grad(y, [x, z], materialize_grads=True)
-        return r1, r2
-
-    both(f, device)
+@parity
+def test_grad_allow_unused_and_materialize(T: Any, dev: str) -> Any:
+    x, z = leaf(T, dev), leaf(T, dev)
+    y = (x * 2).sum()
+    r1 = T.autograd.grad(y, [x, z], allow_unused=True, retain_graph=True)
+    r2 = T.autograd.grad(y, [x, z], materialize_grads=True)
+    return r1, r2
 
 
 def test_grad_unused_raises(device: str) -> None:
@@ -126,15 +103,13 @@ def test_grad_unused_raises(device: str) -> None:
     same_error(f, device)
 
 
-def test_grad_non_leaf_inputs(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        h = x.exp()
-        m = h * x
-        y = (m * m).sum()
-        return T.autograd.grad(y, [h, m, x])
-
-    both(f, device)
+@parity
+def test_grad_non_leaf_inputs(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    h = x.exp()
+    m = h * x
+    y = (m * m).sum()
+    return T.autograd.grad(y, [h, m, x])
 
 
 def test_grad_does_not_touch_other_leaves(device: str) -> None:
@@ -147,14 +122,12 @@ def test_grad_does_not_touch_other_leaves(device: str) -> None:
 
 # ---- accumulation -----------------------------------------------------------------------------
 
-def test_grad_accumulates_over_calls_and_paths(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        for _ in range(3):
-            (x * x + x.sin() * x).sum().backward()
-        return x.grad
-
-    both(f, device)
+@parity
+def test_grad_accumulates_over_calls_and_paths(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    for _ in range(3):
+        (x * x + x.sin() * x).sum().backward()
+    return x.grad
 
 
 def test_pass_through_grads_do_not_share_memory(device: str) -> None:
@@ -182,20 +155,18 @@ def test_grad_of_leaf_is_not_user_gradient(device: str) -> None:
     np.testing.assert_allclose(to_np(g), [1.0, 1.0])
 
 
-def test_retain_grad(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        h = x * 2
-        h.retain_grad()
-        k = h.exp()
-        k.retain_grad()
-        assert h.retains_grad and not x.retains_grad
-        (k * h).sum().backward(retain_graph=True)
-        g1 = h.grad.clone()
-        (k * h).sum().backward()
-        return g1, h.grad, k.grad, x.grad
-
-    both(f, device)
+@parity
+def test_retain_grad(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    h = x * 2
+    h.retain_grad()
+    k = h.exp()
+    k.retain_grad()
+    assert h.retains_grad and not x.retains_grad
+    (k * h).sum().backward(retain_graph=True)
+    g1 = h.grad.clone()
+    (k * h).sum().backward()
+    return g1, h.grad, k.grad, x.grad
 
 
 # ---- saved tensors freed ---------------------------------------------------------------------
@@ -210,15 +181,13 @@ def test_second_backward_raises(device: str) -> None:
     same_error(f, device)
 
 
-def test_nodes_without_saved_tensors_backward_twice(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = (-(x + 2).view(-1)).sum()  # Add, View, Neg and Sum save no tensor
-        y.backward()
-        y.backward()
-        return x.grad
-
-    both(f, device)
+@parity
+def test_nodes_without_saved_tensors_backward_twice(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = (-(x + 2).view(-1)).sum()  # Add, View, Neg and Sum save no tensor
+    y.backward()
+    y.backward()
+    return x.grad
 
 
 def test_saved_tensors_released_after_backward(device: str) -> None:
@@ -234,30 +203,26 @@ def test_saved_tensors_released_after_backward(device: str) -> None:
 
 # ---- higher order -----------------------------------------------------------------------------
 
-def test_hessian_vector_product(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        v = T.tensor([[1.0, 0.5, -1], [2, 0, 1]], dtype=T.float64, device=dev)
-        y = (x.sin() * x.pow(2)).sum() + (x[0] * x[1]).sum()
-        (g,) = T.autograd.grad(y, x, create_graph=True)
-        (hv,) = T.autograd.grad((g * v).sum(), x)
-        return g, hv
-
-    both(f, device)
+@parity
+def test_hessian_vector_product(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    v = T.tensor([[1.0, 0.5, -1], [2, 0, 1]], dtype=T.float64, device=dev)
+    y = (x.sin() * x.pow(2)).sum() + (x[0] * x[1]).sum()
+    (g,) = T.autograd.grad(y, x, create_graph=True)
+    (hv,) = T.autograd.grad((g * v).sum(), x)
+    return g, hv
 
 
-def test_gradient_penalty(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        w = T.tensor([[0.3, -0.2], [0.1, 0.4], [0.5, 0.5]], dtype=T.float64, device=dev,
-                     requires_grad=True)
-        x = leaf(T, dev)
-        out = (x @ w).tanh().sum()
-        (gx,) = T.autograd.grad(out, x, create_graph=True)
-        penalty = ((gx.norm() - 1) ** 2)
-        penalty.backward()
-        return gx, w.grad, x.grad
-
-    both(f, device)
+@parity
+def test_gradient_penalty(T: Any, dev: str) -> Any:
+    w = T.tensor([[0.3, -0.2], [0.1, 0.4], [0.5, 0.5]], dtype=T.float64, device=dev,
+                 requires_grad=True)
+    x = leaf(T, dev)
+    out = (x @ w).tanh().sum()
+    (gx,) = T.autograd.grad(out, x, create_graph=True)
+    penalty = ((gx.norm() - 1) ** 2)
+    penalty.backward()
+    return gx, w.grad, x.grad
 
 
 def test_third_derivative_of_x4(device: str) -> None:
@@ -319,44 +284,40 @@ def test_graph_freed_by_refcount(device: str) -> None:
             gc.enable()
 
 
-def test_next_functions_and_accumulate_grad_variable(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x, w = leaf(T, dev), leaf(T, dev)
-        y = (x * w + 1).sum()
-        names = []
-        stack = [y.grad_fn]
-        while stack:
-            n = stack.pop()
-            names.append(n.name())
-            stack.extend(nf for nf, _ in n.next_functions if nf is not None)
-        mul = y.grad_fn.next_functions[0][0].next_functions[0][0]
-        assert mul.next_functions[0][0].variable is x and mul.next_functions[1][0].variable is w
-        assert mul.next_functions[0][0] is (x * 2).grad_fn.next_functions[0][0]
-        return names, [nr for _, nr in mul.next_functions]
-
-    both(f, device)
+@parity
+def test_next_functions_and_accumulate_grad_variable(T: Any, dev: str) -> Any:
+    x, w = leaf(T, dev), leaf(T, dev)
+    y = (x * w + 1).sum()
+    names = []
+    stack = [y.grad_fn]
+    while stack:
+        n = stack.pop()
+        names.append(n.name())
+        stack.extend(nf for nf, _ in n.next_functions if nf is not None)
+    mul = y.grad_fn.next_functions[0][0].next_functions[0][0]
+    assert mul.next_functions[0][0].variable is x and mul.next_functions[1][0].variable is w
+    assert mul.next_functions[0][0] is (x * 2).grad_fn.next_functions[0][0]
+    return names, [nr for _, nr in mul.next_functions]
 
 
-def test_hook_execution_order_matches_torch(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        log: list[str] = []
-        a = T.tensor([1.0, 2.0], device=dev, requires_grad=True)
-        b = T.tensor([3.0, 4.0], device=dev, requires_grad=True)
-        c = a * b
-        d = c.exp()
-        e = c * a
-        out = (d + e).sum()
-        for name, t in (("a", a), ("b", b), ("c", c), ("d", d), ("e", e)):
-            t.register_hook(lambda g, n=name: log.append("tensor " + n))
-        for name, t in (("c", c), ("d", d), ("e", e), ("out", out)):
-            t.grad_fn.register_prehook(lambda go, n=name: log.append("pre " + n))
-            t.grad_fn.register_hook(lambda gi, go, n=name: log.append("post " + n))
-        a.register_post_accumulate_grad_hook(lambda t: log.append("acc a"))
-        b.register_post_accumulate_grad_hook(lambda t: log.append("acc b"))
-        out.backward()
-        return log
-
-    both(f, device)
+@parity
+def test_hook_execution_order_matches_torch(T: Any, dev: str) -> Any:
+    log: list[str] = []
+    a = T.tensor([1.0, 2.0], device=dev, requires_grad=True)
+    b = T.tensor([3.0, 4.0], device=dev, requires_grad=True)
+    c = a * b
+    d = c.exp()
+    e = c * a
+    out = (d + e).sum()
+    for name, t in (("a", a), ("b", b), ("c", c), ("d", d), ("e", e)):
+        t.register_hook(lambda g, n=name: log.append("tensor " + n))
+    for name, t in (("c", c), ("d", d), ("e", e), ("out", out)):
+        t.grad_fn.register_prehook(lambda go, n=name: log.append("pre " + n))
+        t.grad_fn.register_hook(lambda gi, go, n=name: log.append("post " + n))
+    a.register_post_accumulate_grad_hook(lambda t: log.append("acc a"))
+    b.register_post_accumulate_grad_hook(lambda t: log.append("acc b"))
+    out.backward()
+    return log
 
 
 def test_gradient_dtype_cast_and_scalar_errors(device: str) -> None:

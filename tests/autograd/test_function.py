@@ -10,7 +10,8 @@ import torch
 
 import autograd_gpu as ag
 
-from ._util import both, first_sentence, same_error, to_np
+from . import _util
+from ._util import both, first_sentence, function_class, parity, same_error, to_np
 
 
 def make_functions(T: Any) -> dict[str, Any]:
@@ -122,112 +123,79 @@ def make_functions(T: Any) -> dict[str, Any]:
             (x,) = ctx.saved_tensors
             return grad * 2 * x
 
-    class TooMany(T.autograd.Function):
-        @staticmethod
-        def forward(ctx: Any, x: Any) -> Any:
-            return x * 2
+    def double(ctx: Any, x: Any) -> Any:
+        return x * 2
 
-        @staticmethod
-        def backward(ctx: Any, grad: Any) -> Any:
-            return grad, grad
-
-    class BadShape(T.autograd.Function):
-        @staticmethod
-        def forward(ctx: Any, x: Any) -> Any:
-            return x * 2
-
-        @staticmethod
-        def backward(ctx: Any, grad: Any) -> Any:
-            return T.ones(5, device=grad.device)
-
-    class Wrong(T.autograd.Function):
-        @staticmethod
-        def forward(ctx: Any, x: Any) -> Any:
-            return x * 2
-
-        @staticmethod
-        def backward(ctx: Any, grad: Any) -> Any:
-            return grad * 3
-
+    TooMany = function_class(T, "TooMany", double, lambda ctx, grad: (grad, grad))
+    BadShape = function_class(T, "BadShape", double, lambda ctx, grad: T.ones(5, device=grad.device))
+    Wrong = function_class(T, "Wrong", double, lambda ctx, grad: grad * 3)
     return {k: v for k, v in locals().items() if isinstance(v, type)}
 
 
 def leaf(T: Any, dev: str, data: Any = (0.5, -1.0, 2.0)) -> Any:
-    return T.tensor(list(data), dtype=T.float64, device=dev, requires_grad=True)
+    return _util.leaf(T, dev, list(data))
 
 
-def test_forward_backward_non_tensor_arg(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        fns = make_functions(T)
-        x = leaf(T, dev)
-        y = fns["Cube"].apply(x, 0.5)
-        y.sum().backward()
-        return y, x.grad, y.grad_fn.name(), type(y.grad_fn).__name__
-
-    both(f, device)
+@parity
+def test_forward_backward_non_tensor_arg(T: Any, dev: str) -> Any:
+    fns = make_functions(T)
+    x = leaf(T, dev)
+    y = fns["Cube"].apply(x, 0.5)
+    y.sum().backward()
+    return y, x.grad, y.grad_fn.name(), type(y.grad_fn).__name__
 
 
-def test_setup_context_style_and_needs_input_grad(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        fns = make_functions(T)
-        x = leaf(T, dev)
-        c = T.tensor([2.0, 3.0, 4.0], dtype=T.float64, device=dev)
-        y = fns["MulSetup"].apply(x, c)
-        assert y.grad_fn.needs_input_grad == (True, False)
-        y.sum().backward()
-        return y, x.grad, y.grad_fn.name()
-
-    both(f, device)
+@parity
+def test_setup_context_style_and_needs_input_grad(T: Any, dev: str) -> Any:
+    fns = make_functions(T)
+    x = leaf(T, dev)
+    c = T.tensor([2.0, 3.0, 4.0], dtype=T.float64, device=dev)
+    y = fns["MulSetup"].apply(x, c)
+    assert y.grad_fn.needs_input_grad == (True, False)
+    y.sum().backward()
+    return y, x.grad, y.grad_fn.name()
 
 
-def test_saved_output(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        fns = make_functions(T)
-        x = leaf(T, dev)
-        y = fns["Exp"].apply(x)
-        (y * 2).sum().backward()
-        return y, x.grad
-
-    both(f, device)
+@parity
+def test_saved_output(T: Any, dev: str) -> Any:
+    fns = make_functions(T)
+    x = leaf(T, dev)
+    y = fns["Exp"].apply(x)
+    (y * 2).sum().backward()
+    return y, x.grad
 
 
-def test_mark_non_differentiable(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        fns = make_functions(T)
-        x = leaf(T, dev, (1.0, 2.0))
-        out, idx = fns["SortWithIdx"].apply(x)
-        (out * T.tensor([1.0, 10.0], dtype=T.float64, device=dev)).sum().backward()
-        return out, idx.requires_grad, x.grad
-
-    both(f, device)
+@parity
+def test_mark_non_differentiable(T: Any, dev: str) -> Any:
+    fns = make_functions(T)
+    x = leaf(T, dev, (1.0, 2.0))
+    out, idx = fns["SortWithIdx"].apply(x)
+    (out * T.tensor([1.0, 10.0], dtype=T.float64, device=dev)).sum().backward()
+    return out, idx.requires_grad, x.grad
 
 
-def test_mark_dirty(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        fns = make_functions(T)
-        x = leaf(T, dev)
-        h = x * 2
-        y = fns["AddOneInPlace"].apply(h)
-        y2 = y * y
-        y2.sum().backward()
-        return y is h, h._version, h.grad_fn.name(), x.grad
-
-    both(f, device)
+@parity
+def test_mark_dirty(T: Any, dev: str) -> Any:
+    fns = make_functions(T)
+    x = leaf(T, dev)
+    h = x * 2
+    y = fns["AddOneInPlace"].apply(h)
+    y2 = y * y
+    y2.sum().backward()
+    return y is h, h._version, h.grad_fn.name(), x.grad
 
 
-def test_set_materialize_grads(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        fns = make_functions(T)
-        x = leaf(T, dev)
-        a, _ = fns["TwoOut"].apply(x)
-        a.sum().backward()
-        seen = a.grad_fn.seen
-        x2 = leaf(T, dev)
-        b, _ = fns["TwoOutMaterialize"].apply(x2)
-        b.sum().backward()
-        return seen, b.grad_fn.seen, x.grad, x2.grad
-
-    both(f, device)
+@parity
+def test_set_materialize_grads(T: Any, dev: str) -> Any:
+    fns = make_functions(T)
+    x = leaf(T, dev)
+    a, _ = fns["TwoOut"].apply(x)
+    a.sum().backward()
+    seen = a.grad_fn.seen
+    x2 = leaf(T, dev)
+    b, _ = fns["TwoOutMaterialize"].apply(x2)
+    b.sum().backward()
+    return seen, b.grad_fn.seen, x.grad, x2.grad
 
 
 def test_once_differentiable(device: str) -> None:
@@ -264,13 +232,11 @@ def test_wrong_gradient_shape(device: str) -> None:
     same_error(f, device)
 
 
-def test_no_grad_input_gives_plain_output(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.tensor([1.0, 2.0], device=dev)
-        y = make_functions(T)["Cube"].apply(x, 2.0)
-        return y, y.requires_grad, y.grad_fn is None
-
-    both(f, device)
+@parity
+def test_no_grad_input_gives_plain_output(T: Any, dev: str) -> Any:
+    x = T.tensor([1.0, 2.0], device=dev)
+    y = make_functions(T)["Cube"].apply(x, 2.0)
+    return y, y.requires_grad, y.grad_fn is None
 
 
 def test_gradcheck_custom_function(device: str) -> None:
@@ -296,16 +262,8 @@ def test_double_backward_through_custom_function(device: str) -> None:
 
 
 def test_legacy_constructor_raises() -> None:
-    class F(ag.autograd.Function):
-        @staticmethod
-        def forward(ctx: Any, x: Any) -> Any:
-            return x
-
-    class G(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx: Any, x: Any) -> Any:
-            return x
-
+    F = function_class(ag, "F", lambda ctx, x: x)
+    G = function_class(torch, "G", lambda ctx, x: x)
     with pytest.warns(DeprecationWarning, match="should not be instantiated"):
         f = F()
     with pytest.warns(DeprecationWarning, match="should not be instantiated"):
@@ -317,35 +275,23 @@ def test_legacy_constructor_raises() -> None:
     assert first_sentence(str(ours.value)) == first_sentence(str(theirs.value))
 
 
-def test_input_returned_as_is_is_new_tensor(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        class Ident(T.autograd.Function):
-            @staticmethod
-            def forward(ctx: Any, x: Any) -> Any:
-                return x
-
-            @staticmethod
-            def backward(ctx: Any, g: Any) -> Any:
-                return g * 5
-
-        x = leaf(T, dev)
-        y = Ident.apply(x)
-        y.sum().backward()
-        return y is x, y.grad_fn.name(), x.grad
-
-    both(f, device)
+@parity
+def test_input_returned_as_is_is_new_tensor(T: Any, dev: str) -> Any:
+    Ident = function_class(T, "Ident", lambda ctx, x: x, lambda ctx, g: g * 5)
+    x = leaf(T, dev)
+    y = Ident.apply(x)
+    y.sum().backward()
+    return y is x, y.grad_fn.name(), x.grad
 
 
-def test_next_functions_only_for_tensor_args(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        c = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, device=dev)
-        y = make_functions(T)["Cube"].apply(x, 2.0)
-        z = make_functions(T)["MulSetup"].apply(x, c)
-        return (len(y.grad_fn.next_functions), y.grad_fn.next_functions[0][0].variable is x,
-                z.grad_fn.next_functions[1], y.grad_fn.needs_input_grad)
-
-    both(f, device)
+@parity
+def test_next_functions_only_for_tensor_args(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    c = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, device=dev)
+    y = make_functions(T)["Cube"].apply(x, 2.0)
+    z = make_functions(T)["MulSetup"].apply(x, c)
+    return (len(y.grad_fn.next_functions), y.grad_fn.next_functions[0][0].variable is x,
+            z.grad_fn.next_functions[1], y.grad_fn.needs_input_grad)
 
 
 def test_mark_dirty_on_leaf_raises(device: str) -> None:

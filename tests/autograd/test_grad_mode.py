@@ -10,83 +10,75 @@ import torch
 
 import autograd_gpu as ag
 
-from ._util import both, same_error
+from ._util import both, parity, same_error
 
 
-def test_no_grad_context_and_decorators(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.ones(2, device=dev, requires_grad=True)
-        with T.no_grad():
+@parity
+def test_no_grad_context_and_decorators(T: Any, dev: str) -> Any:
+    x = T.ones(2, device=dev, requires_grad=True)
+    with T.no_grad():
+        a = x * 2
+        inner = T.is_grad_enabled()
+    @T.no_grad()
+    def g1(t: Any) -> Any:
+        return t * 2
+
+    @T.no_grad
+    def g2(t: Any) -> Any:
+        return t * 2
+
+    b, c = g1(x), g2(x)
+    d = x * 2
+    return (a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad, inner,
+            T.is_grad_enabled(), g2.__name__)
+
+
+@parity
+def test_no_grad_generator_decorator(T: Any, dev: str) -> Any:
+    x = T.ones(2, device=dev, requires_grad=True)
+
+    @T.no_grad()
+    def gen() -> Any:
+        for _ in range(2):
+            yield (x * 2).requires_grad, T.is_grad_enabled()
+
+    out = list(gen())
+    return out, T.is_grad_enabled()
+
+
+@parity
+def test_enable_grad_inside_no_grad(T: Any, dev: str) -> Any:
+    x = T.ones(2, device=dev, requires_grad=True)
+
+    @T.enable_grad()
+    def g(t: Any) -> Any:
+        return t * 2
+
+    with T.no_grad():
+        with T.enable_grad():
             a = x * 2
-            inner = T.is_grad_enabled()
-        @T.no_grad()
-        def g1(t: Any) -> Any:
-            return t * 2
-
-        @T.no_grad
-        def g2(t: Any) -> Any:
-            return t * 2
-
-        b, c = g1(x), g2(x)
-        d = x * 2
-        return (a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad, inner,
-                T.is_grad_enabled(), g2.__name__)
-
-    both(f, device)
-
-
-def test_no_grad_generator_decorator(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.ones(2, device=dev, requires_grad=True)
-
-        @T.no_grad()
-        def gen() -> Any:
-            for _ in range(2):
-                yield (x * 2).requires_grad, T.is_grad_enabled()
-
-        out = list(gen())
-        return out, T.is_grad_enabled()
-
-    both(f, device)
-
-
-def test_enable_grad_inside_no_grad(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.ones(2, device=dev, requires_grad=True)
-
-        @T.enable_grad()
-        def g(t: Any) -> Any:
-            return t * 2
-
-        with T.no_grad():
-            with T.enable_grad():
-                a = x * 2
-            b = x * 2
-            c = g(x)
-        return a.requires_grad, b.requires_grad, c.requires_grad
-
-    both(f, device)
-
-
-def test_set_grad_enabled_forms(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.ones(2, device=dev, requires_grad=True)
-        with T.set_grad_enabled(False):
-            a = x * 2
-        after_cm = T.is_grad_enabled()
-        T.set_grad_enabled(False)
         b = x * 2
-        T.set_grad_enabled(True)
-
-        @T.set_grad_enabled(False)
-        def g(t: Any) -> Any:
-            return t * 2
-
-        still = T.is_grad_enabled()
         c = g(x)
-        return a.requires_grad, after_cm, b.requires_grad, still, c.requires_grad
+    return a.requires_grad, b.requires_grad, c.requires_grad
 
-    both(f, device)
+
+@parity
+def test_set_grad_enabled_forms(T: Any, dev: str) -> Any:
+    x = T.ones(2, device=dev, requires_grad=True)
+    with T.set_grad_enabled(False):
+        a = x * 2
+    after_cm = T.is_grad_enabled()
+    T.set_grad_enabled(False)
+    b = x * 2
+    T.set_grad_enabled(True)
+
+    @T.set_grad_enabled(False)
+    def g(t: Any) -> Any:
+        return t * 2
+
+    still = T.is_grad_enabled()
+    c = g(x)
+    return a.requires_grad, after_cm, b.requires_grad, still, c.requires_grad
 
 
 def test_no_grad_restores_on_exception() -> None:
@@ -95,24 +87,22 @@ def test_no_grad_restores_on_exception() -> None:
     assert ag.is_grad_enabled()
 
 
-def test_inference_mode(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.ones(2, device=dev, requires_grad=True)
-        with T.inference_mode():
-            y = x * 2
-            inner = (T.is_inference_mode_enabled(), T.is_grad_enabled())
-        with T.inference_mode(False):
-            z = x * 2
+@parity
+def test_inference_mode(T: Any, dev: str) -> Any:
+    x = T.ones(2, device=dev, requires_grad=True)
+    with T.inference_mode():
+        y = x * 2
+        inner = (T.is_inference_mode_enabled(), T.is_grad_enabled())
+    with T.inference_mode(False):
+        z = x * 2
 
-        @T.inference_mode()
-        def g(t: Any) -> Any:
-            return t + 1
+    @T.inference_mode()
+    def g(t: Any) -> Any:
+        return t + 1
 
-        w = g(x)
-        return (y.requires_grad, y.is_inference(), x.is_inference(), inner,
-                T.is_inference_mode_enabled(), z.requires_grad, w.is_inference())
-
-    both(f, device)
+    w = g(x)
+    return (y.requires_grad, y.is_inference(), x.is_inference(), inner,
+            T.is_inference_mode_enabled(), z.requires_grad, w.is_inference())
 
 
 def test_inference_tensor_in_autograd_raises(device: str) -> None:
@@ -165,15 +155,13 @@ def test_grad_mode_is_thread_local(device: str) -> None:
     assert tseen == [True]
 
 
-def test_detach_shares_storage_and_version(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.tensor([1.0, 2.0], device=dev, requires_grad=True)
-        y = x * 2
-        d = y.detach()
-        d.add_(1)  # visible through y, and bumps the shared counter
-        return (d.requires_grad, d.grad_fn is None, d.is_leaf, y._version, d._version, y)
-
-    both(f, device)
+@parity
+def test_detach_shares_storage_and_version(T: Any, dev: str) -> Any:
+    x = T.tensor([1.0, 2.0], device=dev, requires_grad=True)
+    y = x * 2
+    d = y.detach()
+    d.add_(1)  # visible through y, and bumps the shared counter
+    return (d.requires_grad, d.grad_fn is None, d.is_leaf, y._version, d._version, y)
 
 
 def test_detach_inplace(device: str) -> None:

@@ -11,6 +11,8 @@ from torch.autograd.gradcheck import GradcheckError as TorchGradcheckError
 import autograd_gpu as ag
 from autograd_gpu.autograd.gradcheck import GradcheckError
 
+from ._util import function_class
+
 
 def make_wrong(T: Any, second_order_wrong: bool = False) -> Any:
     class Square(T.autograd.Function):
@@ -29,15 +31,8 @@ def make_wrong(T: Any, second_order_wrong: bool = False) -> Any:
                 return grad * TwiceWrongGrad.apply(x)
             return grad * 3 * x
 
-    class TwiceWrongGrad(T.autograd.Function):
-        @staticmethod
-        def forward(ctx: Any, x: Any) -> Any:
-            return x * 2
-
-        @staticmethod
-        def backward(ctx: Any, grad: Any) -> Any:
-            return grad * 5  # should be 2
-
+    TwiceWrongGrad = function_class(T, "TwiceWrongGrad", lambda ctx, x: x * 2,
+                                    lambda ctx, grad: grad * 5)  # the backward should give 2
     return Square
 
 

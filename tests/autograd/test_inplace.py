@@ -9,34 +9,25 @@ import pytest
 
 import autograd_gpu as ag
 
-from ._util import both, first_sentence, same_error
+from ._util import both, first_sentence, leaf, parity, same_error
 
-X = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
-
-
-def leaf(T: Any, dev: str) -> Any:
-    return T.tensor(X, dtype=T.float64, device=dev, requires_grad=True)
-
-
-def test_version_counter_shared_by_views_and_detach(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = T.zeros(2, 3, device=dev)
-        v, d = x[0], x.detach()
-        log = [x._version]
-        x.add_(1)
-        log += [x._version, v._version, d._version]
-        v.mul_(2)
-        log += [x._version, v._version, d._version]
-        d.zero_()
-        x[1] = 5.0
-        log += [x._version, v._version, d._version]
-        x.data.add_(1)  # .data does not share the counter
-        log.append(x._version)
-        y = x + 1  # an out-of-place result starts at 0
-        log.append(y._version)
-        return log, x
-
-    both(f, device)
+@parity
+def test_version_counter_shared_by_views_and_detach(T: Any, dev: str) -> Any:
+    x = T.zeros(2, 3, device=dev)
+    v, d = x[0], x.detach()
+    log = [x._version]
+    x.add_(1)
+    log += [x._version, v._version, d._version]
+    v.mul_(2)
+    log += [x._version, v._version, d._version]
+    d.zero_()
+    x[1] = 5.0
+    log += [x._version, v._version, d._version]
+    x.data.add_(1)  # .data does not share the counter
+    log.append(x._version)
+    y = x + 1  # an out-of-place result starts at 0
+    log.append(y._version)
+    return log, x
 
 
 def test_modified_saved_tensor_error(device: str) -> None:
@@ -70,17 +61,15 @@ def test_inplace_on_leaf_errors(device: str) -> None:
         same_error(lambda T, dev, op=op: op(leaf(T, dev)), device)
 
 
-def test_inplace_on_leaf_allowed_under_no_grad(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        with T.no_grad():
-            x.add_(1)
-            x[0] = 0.0
-            x.mul_(2)
-        (x * x).sum().backward()
-        return x, x._version, x.grad, x.is_leaf
-
-    both(f, device)
+@parity
+def test_inplace_on_leaf_allowed_under_no_grad(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    with T.no_grad():
+        x.add_(1)
+        x[0] = 0.0
+        x.mul_(2)
+    (x * x).sum().backward()
+    return x, x._version, x.grad, x.is_leaf
 
 
 OPS = {
@@ -116,119 +105,101 @@ def test_inplace_on_non_leaf(device: str, name: str) -> None:
     both(f, device)
 
 
-def test_inplace_with_grad_requiring_operand(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x, w = leaf(T, dev), leaf(T, dev)
-        h = x * 2
-        h.mul_(w)
-        h.add_(w, alpha=2)
-        h.copy_(h.detach().clone() * w)
-        h.sum().backward()
-        return h, x.grad, w.grad
-
-    both(f, device)
+@parity
+def test_inplace_with_grad_requiring_operand(T: Any, dev: str) -> Any:
+    x, w = leaf(T, dev), leaf(T, dev)
+    h = x * 2
+    h.mul_(w)
+    h.add_(w, alpha=2)
+    h.copy_(h.detach().clone() * w)
+    h.sum().backward()
+    return h, x.grad, w.grad
 
 
-def test_copy_into_non_requiring_tensor(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        buf = T.zeros(2, 3, dtype=T.float64, device=dev)
-        buf.copy_(x * 3)
-        assert buf.requires_grad and buf.grad_fn is not None
-        (buf * buf).sum().backward()
-        return buf, buf.grad_fn.name(), x.grad
-
-    both(f, device)
+@parity
+def test_copy_into_non_requiring_tensor(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    buf = T.zeros(2, 3, dtype=T.float64, device=dev)
+    buf.copy_(x * 3)
+    assert buf.requires_grad and buf.grad_fn is not None
+    (buf * buf).sum().backward()
+    return buf, buf.grad_fn.name(), x.grad
 
 
-def test_setitem_basic_keys(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        v = T.tensor([10.0, 20.0], dtype=T.float64, device=dev, requires_grad=True)
-        y = x * 1
-        y[0, 1] = 5.0
-        y[:, 2] = v
-        y[1] = y[1] * 2
-        y.exp().sum().backward()
-        return y, y.grad_fn.name(), x.grad, v.grad
-
-    both(f, device)
+@parity
+def test_setitem_basic_keys(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    v = T.tensor([10.0, 20.0], dtype=T.float64, device=dev, requires_grad=True)
+    y = x * 1
+    y[0, 1] = 5.0
+    y[:, 2] = v
+    y[1] = y[1] * 2
+    y.exp().sum().backward()
+    return y, y.grad_fn.name(), x.grad, v.grad
 
 
-def test_setitem_advanced_keys(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        v = T.tensor([1.0, 2.0], dtype=T.float64, device=dev, requires_grad=True)
-        y = x * 2
-        y[T.tensor([0, 1], device=dev), T.tensor([2, 0], device=dev)] = v
-        y[y.detach() > 1.5] = 0.0
-        (y * y).sum().backward()
-        return y, y.grad_fn.name(), x.grad, v.grad
-
-    both(f, device)
+@parity
+def test_setitem_advanced_keys(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    v = T.tensor([1.0, 2.0], dtype=T.float64, device=dev, requires_grad=True)
+    y = x * 2
+    y[T.tensor([0, 1], device=dev), T.tensor([2, 0], device=dev)] = v
+    y[y.detach() > 1.5] = 0.0
+    (y * y).sum().backward()
+    return y, y.grad_fn.name(), x.grad, v.grad
 
 
-def test_setitem_into_plain_tensor_value_requires_grad(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        v = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, device=dev, requires_grad=True)
-        buf = T.zeros(2, 3, dtype=T.float64, device=dev)
-        buf[1] = v * 2
-        buf[0, :2] = v[1:]
-        (buf ** 2).sum().backward()
-        return buf, buf.grad_fn.name(), v.grad
-
-    both(f, device)
+@parity
+def test_setitem_into_plain_tensor_value_requires_grad(T: Any, dev: str) -> Any:
+    v = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, device=dev, requires_grad=True)
+    buf = T.zeros(2, 3, dtype=T.float64, device=dev)
+    buf[1] = v * 2
+    buf[0, :2] = v[1:]
+    (buf ** 2).sum().backward()
+    return buf, buf.grad_fn.name(), v.grad
 
 
-def test_inplace_on_view_of_non_leaf(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = x * 1
-        y[0].mul_(2)
-        y[:, 1] += 1
-        row = y[1]
-        row.exp_()
-        (y * y).sum().backward()
-        return y, y.grad_fn.name(), row.grad_fn.name(), x.grad
-
-    both(f, device)
+@parity
+def test_inplace_on_view_of_non_leaf(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = x * 1
+    y[0].mul_(2)
+    y[:, 1] += 1
+    row = y[1]
+    row.exp_()
+    (y * y).sum().backward()
+    return y, y.grad_fn.name(), row.grad_fn.name(), x.grad
 
 
-def test_view_used_after_base_modified(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = x * 2
-        v = y[0]
-        y.mul_(3)  # v sees the new values, and its gradient flows through the mul_
-        (v * v).sum().backward()
-        return v, v.grad_fn.name(), x.grad
-
-    both(f, device)
+@parity
+def test_view_used_after_base_modified(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = x * 2
+    v = y[0]
+    y.mul_(3)  # v sees the new values, and its gradient flows through the mul_
+    (v * v).sum().backward()
+    return v, v.grad_fn.name(), x.grad
 
 
-def test_inplace_on_view_chain(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = x * 2
-        v = y.view(3, 2).transpose(0, 1)[1]
-        v.mul_(T.tensor([1.0, 2.0, 3.0], dtype=T.float64, device=dev))
-        y.sum().backward()
-        return y, x.grad
-
-    both(f, device)
+@parity
+def test_inplace_on_view_chain(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = x * 2
+    v = y.view(3, 2).transpose(0, 1)[1]
+    v.mul_(T.tensor([1.0, 2.0, 3.0], dtype=T.float64, device=dev))
+    y.sum().backward()
+    return y, x.grad
 
 
-def test_inplace_saved_input_kept_exact(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x, w = leaf(T, dev), leaf(T, dev)
-        h = x * 2
-        h.mul_(w)  # w's gradient needs h's old value
-        h.div_(w + 3)
-        h.pow_(2)
-        h.sum().backward()
-        return h, x.grad, w.grad
-
-    both(f, device)
+@parity
+def test_inplace_saved_input_kept_exact(T: Any, dev: str) -> Any:
+    x, w = leaf(T, dev), leaf(T, dev)
+    h = x * 2
+    h.mul_(w)  # w's gradient needs h's old value
+    h.div_(w + 3)
+    h.pow_(2)
+    h.sum().backward()
+    return h, x.grad, w.grad
 
 
 def test_error_names_line_of_inplace_op(device: str) -> None:
@@ -269,66 +240,68 @@ def test_views_refused_for_inplace(device: str) -> None:
     same_error(split_view, device)
 
 
-def test_views_allowed_without_autograd(device: str) -> None:
+@parity
+def test_views_allowed_without_autograd(T: Any, dev: str) -> Any:
+    z = T.zeros(2, 3, device=dev)
+    z.unbind(0)[1].add_(1)
+    y = leaf(T, dev) * 1
+    with T.no_grad():
+        y.unbind(0)[0].mul_(2)
+        v = y[1]
+        v.mul_(3)
+    return z, y
+
+
+@parity
+def test_view_of_plain_buffer_gets_grad_after_base_copy(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    buf = T.zeros(2, 3, dtype=T.float64, device=dev)
+    w = buf[:, 1:]
+    buf.copy_(x * 3)
+    (w * w).sum().backward()
+    return w.requires_grad, w.grad_fn.name(), x.grad
+
+
+@parity
+def test_retain_grad_on_view_survives_rebase(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = x * 1
+    v = y[0]
+    v.retain_grad()
+    y.mul_(2)
+    (v * v).sum().backward()
+    return v.grad, x.grad
+
+
+@parity
+def test_double_backward_through_copy_slices(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = x * x
+    y[0] = y[0].exp() + x[1] * 2
+    y[:, 2].mul_(3)
+    (g,) = T.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+    (gg,) = T.autograd.grad(g.sum(), x)
+    return g, gg
+
+
+@parity
+def test_double_backward_through_regenerated_view(T: Any, dev: str) -> Any:
+    x = leaf(T, dev)
+    y = x * x
+    v = y[:, 1:].t()
+    y.mul_(2)  # v is re-derived from the new y (AsStridedBackward0)
+    (g,) = T.autograd.grad((v ** 3).sum(), x, create_graph=True)
+    (gg,) = T.autograd.grad((g * g).sum(), x)
+    return v.grad_fn.name(), g, gg
+
+
+@pytest.mark.parametrize("dst, src", [((3,), (2, 3)), ((2, 3), (4, 3)), ((2, 3), (2,))])
+@pytest.mark.parametrize("op", ["copy_", "add_"])
+@pytest.mark.parametrize("recorded", [False, True])
+def test_write_shape_mismatch_errors(device: str, dst: Any, src: Any, op: str,
+                                     recorded: bool) -> None:
     def f(T: Any, dev: str) -> Any:
-        z = T.zeros(2, 3, device=dev)
-        z.unbind(0)[1].add_(1)
-        y = leaf(T, dev) * 1
-        with T.no_grad():
-            y.unbind(0)[0].mul_(2)
-            v = y[1]
-            v.mul_(3)
-        return z, y
+        x = T.zeros(*dst, dtype=T.float64, device=dev, requires_grad=recorded)
+        getattr(x * 1 if recorded else x, op)(T.ones(*src, dtype=T.float64, device=dev))
 
-    both(f, device)
-
-
-def test_view_of_plain_buffer_gets_grad_after_base_copy(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        buf = T.zeros(2, 3, dtype=T.float64, device=dev)
-        w = buf[:, 1:]
-        buf.copy_(x * 3)
-        (w * w).sum().backward()
-        return w.requires_grad, w.grad_fn.name(), x.grad
-
-    both(f, device)
-
-
-def test_retain_grad_on_view_survives_rebase(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = x * 1
-        v = y[0]
-        v.retain_grad()
-        y.mul_(2)
-        (v * v).sum().backward()
-        return v.grad, x.grad
-
-    both(f, device)
-
-
-def test_double_backward_through_copy_slices(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = x * x
-        y[0] = y[0].exp() + x[1] * 2
-        y[:, 2].mul_(3)
-        (g,) = T.autograd.grad(y.pow(2).sum(), x, create_graph=True)
-        (gg,) = T.autograd.grad(g.sum(), x)
-        return g, gg
-
-    both(f, device)
-
-
-def test_double_backward_through_regenerated_view(device: str) -> None:
-    def f(T: Any, dev: str) -> Any:
-        x = leaf(T, dev)
-        y = x * x
-        v = y[:, 1:].t()
-        y.mul_(2)  # v is re-derived from the new y (AsStridedBackward0)
-        (g,) = T.autograd.grad((v ** 3).sum(), x, create_graph=True)
-        (gg,) = T.autograd.grad((g * g).sum(), x)
-        return v.grad_fn.name(), g, gg
-
-    both(f, device)
+    same_error(f, device)

@@ -1,0 +1,46 @@
+"""The ``torch.*`` functions on tensors: type promotion, scalar handling and shape checks, then
+one op (``ops/``). ``Tensor`` methods delegate here (``from . import functions as F``).
+
+The modules, each building on those before it:
+
+- ``arith``: promotion, Python scalars, binary and unary elementwise math.
+- ``compare``: comparisons, logic, ``where``/``masked_fill``, ``nonzero`` (no gradient but
+  ``where``).
+- ``reduce``: sums, means, variances, max/min, norms, the softmax family.
+- ``shape``: reshape/view, squeeze, expand, permute, cat/stack, split, repeat.
+- ``linalg``: ``mm``, ``mv``, ``dot``, ``bmm``, ``addmm`` and ``matmul``'s dispatch.
+- ``inplace_ops``: ``inplace`` and its machinery (CopySlices, view rebase), ``add_``, ``fill_``,
+  ``copy_``, ...
+- ``index``: ``t[key]``, ``t[key] = value``, ``index_select``, ``gather``.
+- ``convert``: ``to`` and ``Storage``.
+"""
+
+from __future__ import annotations
+
+from ..ops.util import normalize_dim, normalize_dims
+from .arith import (
+    abs, add, as_tensor_like, clamp, clip, clone, cos, div, divide, exp, expm1, floor,
+    floor_divide, log, log1p, maximum, minimum, mul, multiply, neg, negative, pow, rdiv,
+    reciprocal, relu, remainder, rpow, rsqrt, rsub, sigmoid, sign, sin, sqrt, square, sub,
+    subtract, tanh, true_divide,
+)
+from .compare import (
+    allclose, bitwise_not, eq, equal, ge, gt, isclose, isfinite, isinf, isnan, le, logical_and,
+    logical_not, logical_or, logical_xor, lt, masked_fill, ne, nonzero, where,
+)
+from .convert import Storage, to
+from .index import gather, getitem, index_select, setitem
+from .inplace_ops import (
+    _check_inplace_target, add_, clamp_, copy_, div_, fill_, inplace, mul_, normal_,
+    refresh_view_grad_fn, replay_view, sub_, uniform_, zero_,
+)
+from .linalg import addmm, bmm, dot, matmul, mm, mv
+from .reduce import (
+    all, amax, amin, any, argmax, argmin, log_softmax, logsumexp, max, mean, min, norm, prod,
+    softmax, std, sum, sum_to_size, var,
+)
+from .shape import (
+    broadcast_shapes, cat, chunk, concat, concatenate, contiguous, expand, flatten, permute,
+    repeat, reshape, split, squeeze, stack, swapaxes, t, transpose, unbind, unflatten, unsqueeze,
+    view,
+)

@@ -1,0 +1,288 @@
+"""Shape functions: reshape/view, squeeze, expand, permute, cat/stack, split, repeat."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Sequence
+
+from .. import dtypes
+from ..ops import movement as M
+from ..ops.util import normalize_dim, normalize_dims
+from ..tensor import Size, Tensor
+
+
+def _broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    n = builtins.max(len(s) for s in shapes)
+    out = [1] * n
+    for s in shapes:
+        s = (1,) * (n - len(s)) + tuple(s)
+        for i, d in enumerate(s):
+            if d != 1:
+                if out[i] != 1 and out[i] != d:
+                    raise RuntimeError(
+                        f"The size of tensor a ({out[i]}) must match the size of tensor b ({d}) at "
+                        f"non-singleton dimension {i}"
+                    )
+                out[i] = d
+    return tuple(out)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> Size:
+    return Size(_broadcast_shapes(*shapes))
+
+
+# ---- shape -----------------------------------------------------------------------------------
+
+def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
+    """``input`` with a new shape: a view when strides allow, else a copy."""
+    s = _infer_shape(_shape_arg(shape), input.numel())
+    return M.Reshape.apply(input, shape=s)
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
+    """A view of ``input`` with a new shape; errors when the strides don't allow one."""
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError("view(dtype) is not supported")
+    s = _infer_shape(_shape_arg(shape), input.numel())
+    return M.Reshape.apply(input, shape=s, copy_ok=False)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s, e = normalize_dim(start_dim, input.ndim), normalize_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input.shape
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(input, shape[:s] + (n,) + shape[e + 1:])
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:  # noqa: A002
+    d = normalize_dim(dim, input.ndim)
+    sizes = _infer_shape(tuple(sizes), input.shape[d])
+    return view(input, input.shape[:d] + sizes + input.shape[d + 1:])
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
+    if dim is None:
+        dims = tuple(i for i, s in enumerate(input.shape) if s == 1)
+        return M.Squeeze.apply(input, dims=dims, name="SqueezeBackward0")
+    dims = normalize_dims(dim, input.ndim) if input.ndim else ()
+    dims = tuple(d for d in dims if input.shape[d] == 1)
+    name = "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
+    return M.Squeeze.apply(input, dims=dims, name=name)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+    return M.Unsqueeze.apply(input, dim=normalize_dim(dim, input.ndim + 1))
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
+    """A broadcast view of ``input`` to ``sizes`` (-1 keeps a dimension)."""
+    shape = _shape_arg(sizes)
+    nd = input.ndim
+    if len(shape) < nd:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, shape))}]): "
+            "the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)"
+            % (len(shape), nd)
+        )
+    lead = len(shape) - nd
+    out = []
+    for i, s in enumerate(shape):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}")
+            out.append(s)
+            continue
+        have = input.shape[i - lead]
+        if s == -1:
+            s = have
+        if have != s and have != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
+                f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, shape))}].  "
+                f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
+            )
+        out.append(s)
+    target = tuple(out)
+    if target == input.shape:
+        return M.Expand.apply(input, shape=target)
+    return M.Expand.apply(input, shape=target)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+    nd = input.ndim
+    d0, d1 = normalize_dim(dim0, nd), normalize_dim(dim1, nd)
+    axes = list(range(nd))
+    if nd:
+        axes[d0], axes[d1] = axes[d1], axes[d0]
+    return M.Permute.apply(input, axes=tuple(axes), name="TransposeBackward0")
+
+
+swapaxes = transpose
+
+
+def permute(input: Tensor, dims: Any, name: str = "PermuteBackward0") -> Tensor:  # noqa: A002
+    dims = _shape_arg(tuple(dims)) if not isinstance(dims, int) else (dims,)
+    nd = input.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    axes = tuple(normalize_dim(d, nd) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return M.Permute.apply(input, axes=axes, name=name)
+
+
+def t(input: Tensor) -> Tensor:  # noqa: A002
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    axes = tuple(range(input.ndim))[::-1]
+    return M.Permute.apply(input, axes=axes, name="TBackward0")
+
+
+def contiguous(input: Tensor) -> Tensor:  # noqa: A002
+    if input.is_contiguous():
+        return input
+    return M.Contiguous.apply(input)
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Concatenate along ``dim``; every other dimension must match."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    # NOTE: PyTorch skips 1-D empty tensors (legacy behaviour).
+    ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
+    nd = ref.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = normalize_dim(dim, nd)
+    parts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0) or t is ref]
+    for i, t in enumerate(parts):
+        if t.ndim != nd:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {t.ndim}"
+            )
+        for j in range(nd):
+            if j != d and t.shape[j] != ref.shape[j]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[j]} but got size {t.shape[j]} for tensor number {i} in the list."
+                )
+    return M.Cat.apply(*_promote_all(parts), dim=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Stack equal-shaped tensors along a new dimension ``dim``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                f"entry 0 and {list(t.shape)} at entry {i}"
+            )
+    d = normalize_dim(dim, tensors[0].ndim + 1)
+    return M.Stack.apply(*_promote_all(tensors), dim=d)
+
+
+def _promote_all(tensors: list[Tensor]) -> list[Tensor]:
+    """``tensors`` cast to their common dtype (``promote_types`` over all of them)."""
+    out_dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        out_dtype = dtypes.promote_types(out_dtype, t.dtype)
+    return [t if t.dtype is out_dtype else t.to(out_dtype) for t in tensors]
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """Pieces of ``split_size`` (the last may be smaller), or of the listed sizes."""
+    d = normalize_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+        if size == 0:
+            if n != 0:
+                raise RuntimeError(
+                    f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+                )
+            sizes = [0]
+        else:
+            sizes = [size] * (n // size) + ([n % size] if n % size else [])
+            if not sizes:
+                sizes = [0]
+        name = "SplitBackward0"
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                f"dimension {d}), but got split_sizes={sizes}"
+            )
+        name = "SplitWithSizesBackward0"
+    return M.Split.apply(input, sizes=sizes, dim=d, name=name)  # type: ignore[no-any-return]
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = normalize_dim(dim, input.ndim)
+    n = input.shape[d]
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return split(input, [0] * 1 if n == 0 else [n], d) if n == 0 else (input,)
+    return split(input, size, d)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    d = normalize_dim(dim, input.ndim)
+    out = M.Split.apply(input, sizes=[1] * input.shape[d], dim=d, name="UnbindBackward0", squeeze=True)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
+    reps = _shape_arg(sizes)
+    if len(reps) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    return M.Repeat.apply(input, reps=reps)
