@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator
 
 from . import dtypes
 from .autograd import node as _node
+from .autograd.api import backward as _run_backward
 from .autograd.grad_mode import STATE
 from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, VersionCounter, add_hook
 from .device import CPU, device
@@ -465,9 +466,7 @@ class Tensor:
     def backward(self, gradient: Tensor | None = None, retain_graph: _bool | None = None,
                  create_graph: _bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``."""
-        from .autograd.api import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _run_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage (and version counter) with this one, outside the graph."""

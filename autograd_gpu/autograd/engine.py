@@ -88,7 +88,7 @@ def run_backward(
             grads = buffers.pop(node, None)
             if node._is_accumulator:
                 if grads is not None:
-                    if node.variable._hooks or node._prehooks:
+                    if node.variable._hooks or node._prehooks:  # type: ignore[attr-defined]
                         grads = _run_prehooks(node, grads)
                     if captures:
                         at = captures.get((node, 0))

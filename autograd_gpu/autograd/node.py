@@ -288,7 +288,7 @@ class Node:
             self._raw = False
         make = Tensor_._make
         dev = self.backend_device
-        wrapped = []
+        wrapped: list[Any] = []
         for o in outs:
             if o is None:
                 wrapped.append(None)
@@ -343,7 +343,7 @@ class Node:
         T = Tensor_
         dev: Any = None
         needs = False
-        arrays = []
+        arrays: list[Any] = []
         append = arrays.append
         for t in inputs:
             if isinstance(t, T):

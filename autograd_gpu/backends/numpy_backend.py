@@ -13,6 +13,13 @@ import numpy as np
 from .base import Array, Axis, Shape
 
 
+# Typed as Any: NumPy's stubs want a literal for ``keepdims`` in ``reduce``.
+_ADD: Any = np.add
+_MULTIPLY: Any = np.multiply
+_MAXIMUM: Any = np.maximum
+_MINIMUM: Any = np.minimum
+
+
 class NumpyBackend:
     """NumPy behind the backend interface. Ufuncs are stored as-is: they do not bind as methods,
     so ``backend.add(x, y)`` costs exactly one NumPy call."""
@@ -108,19 +115,19 @@ class NumpyBackend:
     # default axis is 0, so the wrappers pass axis explicitly.
     @staticmethod
     def sum(x: Array, axis: Axis = None, keepdims: bool = False, dtype: Any = None) -> Array:
-        return np.add.reduce(x, axis, dtype, None, keepdims)
+        return _ADD.reduce(x, axis, dtype, None, keepdims)
 
     @staticmethod
     def prod(x: Array, axis: Axis = None, keepdims: bool = False, dtype: Any = None) -> Array:
-        return np.multiply.reduce(x, axis, dtype, None, keepdims)
+        return _MULTIPLY.reduce(x, axis, dtype, None, keepdims)
 
     @staticmethod
     def max(x: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-        return np.maximum.reduce(x, axis, None, None, keepdims)
+        return _MAXIMUM.reduce(x, axis, None, None, keepdims)
 
     @staticmethod
     def min(x: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-        return np.minimum.reduce(x, axis, None, None, keepdims)
+        return _MINIMUM.reduce(x, axis, None, None, keepdims)
 
     argmax = staticmethod(np.argmax)
     argmin = staticmethod(np.argmin)
@@ -176,13 +183,13 @@ class NumpyBackend:
         return np.random.Generator(np.random.PCG64(seed))
 
     @staticmethod
-    def random(gen: np.random.Generator, shape: Shape, dtype: str) -> Array:
+    def random(gen: Any, shape: Shape, dtype: str) -> Array:
         if dtype in ("float32", "float64"):
             return gen.random(shape, dtype=dtype)
         return gen.random(shape).astype(dtype)
 
     @staticmethod
-    def standard_normal(gen: np.random.Generator, shape: Shape, dtype: str) -> Array:
+    def standard_normal(gen: Any, shape: Shape, dtype: str) -> Array:
         if dtype in ("float32", "float64"):
             return gen.standard_normal(shape, dtype=dtype)
         return gen.standard_normal(shape).astype(dtype)
@@ -196,12 +203,8 @@ class NumpyBackend:
         return gen.permutation(n)
 
     @staticmethod
-    def errstate(**kw: str) -> Any:
+    def errstate(**kw: Any) -> Any:
         return np.errstate(**kw)
-
-    @staticmethod
-    def axis_arg(axis: Axis) -> Axis:
-        return axis
 
 
 numpy_backend = NumpyBackend()
@@ -209,7 +212,7 @@ numpy_backend = NumpyBackend()
 
 def _scatter_add(out: np.ndarray, index: np.ndarray, src: np.ndarray, axis: int) -> None:
     """``out[..., index[i], ...] += src[i]`` along ``axis`` (repeated indices accumulate)."""
-    idx = list(np.indices(index.shape, sparse=True))
+    idx: list[Any] = list(np.indices(index.shape, sparse=True))
     idx[axis] = index
     np.add.at(out, tuple(idx), src)
 

@@ -13,6 +13,7 @@ from ..ops import movement as M
 from ..ops.util import normalize_dim
 from ..tensor import Tensor
 from .arith import as_tensor_like
+from .shape import expanded_shape
 from .inplace_ops import _check_inplace_target, _write_error, copy_, inplace
 
 
@@ -173,13 +174,15 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     value_t = value if isinstance(value, Tensor) else None
     recording = STATE.grad_enabled and (t._requires_grad or (value_t is not None and value_t._requires_grad))
     npkey, advanced = _index_key(t, key)
+    if not advanced:
+        _check_bounds(t.shape, npkey)
+    if value_t is not None:
+        value_t = _fit_value(t, npkey, advanced, value_t)
     if not recording:
         _check_inplace_target(t)
         v = value_t._data if value_t is not None else value
         if value_t is not None and value_t._device is not t._device:
             v = t.backend.asarray(value_t.backend.to_host(value_t._data))
-        if not advanced:
-            _check_bounds(t.shape, npkey)
         try:
             t._data[npkey] = v
         except ValueError as e:
@@ -192,6 +195,28 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         inplace(t, _index_put, npkey, value_t)
         return
     copy_(getitem(t, key), value_t)
+
+
+def _fit_value(t: Tensor, npkey: Any, advanced: bool, value: Tensor) -> Tensor:
+    """``value`` without the leading size-1 dims the indexed region lacks (PyTorch drops them),
+    or PyTorch's error when it does not broadcast to that region."""
+    target = tuple(t._data[npkey].shape)
+    v = tuple(value.shape)
+    k = 0
+    while len(v) - k > len(target) and v[k] == 1:
+        k += 1
+    if k:
+        value = value.reshape(v[k:])
+        v = v[k:]
+    if not advanced:
+        expanded_shape(value, target)
+        return value
+    if len(v) > len(target) or any(a not in (1, b) for a, b in zip(v[::-1], target[::-1])):
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape [{', '.join(map(str, v))}] cannot be broadcast "
+            f"to indexing result of shape [{', '.join(map(str, target))}]"
+        )
+    return value
 
 
 def _index_put(t: Tensor, npkey: Any, value: Tensor) -> Tensor:

@@ -108,11 +108,18 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
     """A broadcast view of ``input`` to ``sizes`` (-1 keeps a dimension)."""
-    shape = _shape_arg(sizes)
+    target = expanded_shape(input, _shape_arg(sizes))
+    return M.Expand.apply(input, shape=target)
+
+
+def expanded_shape(input: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:  # noqa: A002
+    """The shape ``input.expand(shape)`` has, or PyTorch's error when it cannot expand."""
+    from ..autograd.node import _type_str
+
     nd = input.ndim
     if len(shape) < nd:
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, shape))}]): "
+            f"expand({_type_str(input)}{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, shape))}]): "
             "the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)"
             % (len(shape), nd)
         )
@@ -134,10 +141,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
                 f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
             )
         out.append(s)
-    target = tuple(out)
-    if target == input.shape:
-        return M.Expand.apply(input, shape=target)
-    return M.Expand.apply(input, shape=target)
+    return tuple(out)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
