@@ -90,9 +90,10 @@ def _scalar_to_tensor(s: Any, other: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _binary(cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
-    if not isinstance(a, Tensor):  # a scalar on the left
-        a, b = _scalar_to_tensor(a, b)
-    a, b = _promote(a, b)
+    if type(b) is not Tensor or type(a) is not Tensor or a._data.dtype != b._data.dtype:
+        if not isinstance(a, Tensor):  # a scalar on the left
+            a, b = _scalar_to_tensor(a, b)
+        a, b = _promote(a, b)
     try:
         return cls.apply(a, b, **params) if params else cls.apply(a, b)
     except ValueError as e:

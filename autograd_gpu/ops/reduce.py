@@ -58,8 +58,14 @@ class _Reduce(Node):
         if name is not None:
             self.node_name = name
 
-    def axis(self) -> Any:
-        return self.dims
+    def keep(self, t: Any) -> Any:
+        """``t`` (shaped like the output) reshaped as if reduced with keepdim=True."""
+        return _keep(t, self.shape, self.dims, self.keepdim)
+
+    def unpack(self, grad: Any) -> tuple[Any, Any, Any]:
+        """The saved input and output, and ``grad``, the last two with keepdim's shape."""
+        x, out = self.saved_tensors
+        return x, self.keep(out), self.keep(grad)
 
 
 class Sum(_Reduce):
@@ -128,14 +134,12 @@ class Var(_Reduce):
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:
-        x, out = self.saved_tensors
+        x, o, g = self.unpack(grad)
         centered = x - x.mean(self.dims, keepdim=True)
-        g = _keep(grad, self.shape, self.dims, self.keepdim)
         if self.denom == 0:  # NOTE: no degrees of freedom: the result is nan, so is the gradient
             return (g * centered * float("nan"),)
         if self.std:
             # NOTE: where the std is 0 the gradient is 0, as in PyTorch (not 0 / 0).
-            o = _keep(out, self.shape, self.dims, self.keepdim)
             return ((g * centered / (o.where(o != 0, 1.0) * self.denom)).where(o != 0, 0.0),)
         return (g * centered * (2.0 / self.denom),)
 
@@ -150,10 +154,9 @@ class Prod(_Reduce):
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:
-        x, out = self.saved_tensors
-        g = _keep(grad, self.shape, self.dims, self.keepdim)
+        x, out, g = self.unpack(grad)
         if not bool(self.backend.any(x._data == 0)):
-            return (g * _keep(out, self.shape, self.dims, self.keepdim) / x,)
+            return (g * out / x,)
         # NOTE: with zeros, out / x is 0/0; use the product of the other elements instead.
         return (g * _prod_of_others(self, x, self.dims),)
 
@@ -199,11 +202,10 @@ class MaxMin(_Reduce):
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:
-        x, out = self.saved_tensors
+        x, out, g = self.unpack(grad)
         # NOTE: ties share the gradient equally, as in PyTorch's evenly_distribute_backward.
-        mask = (x == _keep(out, self.shape, self.dims, self.keepdim)).to(grad.dtype)
-        count = mask.sum(self.dims, keepdim=True)
-        return (_keep(grad, self.shape, self.dims, self.keepdim) * mask / count,)
+        mask = (x == out).to(grad.dtype)
+        return (g * mask / mask.sum(self.dims, keepdim=True),)
 
 
 class MaxMinDim(Node):
@@ -262,9 +264,8 @@ class LogSumExp(_Reduce):
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:
-        x, out = self.saved_tensors
-        g = _keep(grad, self.shape, self.dims, self.keepdim)
-        return (g * (x - _keep(out, self.shape, self.dims, self.keepdim)).exp(),)
+        x, out, g = self.unpack(grad)
+        return (g * (x - out).exp(),)
 
 
 class Norm(_Reduce):
@@ -298,10 +299,8 @@ class Norm(_Reduce):
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:
-        x, out = self.saved_tensors
+        x, o, g = self.unpack(grad)
         p = self.p
-        g = _keep(grad, self.shape, self.dims, self.keepdim)
-        o = _keep(out, self.shape, self.dims, self.keepdim)
         if p == 0:
             return (x * 0,)
         if p == 1:
