@@ -35,6 +35,9 @@ from .random import (
     randn_like, randperm, seed, set_rng_state,
 )
 from .tensor import Size, Tensor
+from . import nn  # noqa: E402
+from .utils.serialization import load, save
+from . import optim
 
 __version__ = "0.1.0"
 

@@ -377,6 +377,29 @@ class Tensor:
     def __reduce_ex__(self, proto: Any) -> Any:
         raise TypeError("autograd_gpu tensors are not pickled; use autograd_gpu.save")
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """A leaf's copy with its own storage, ``requires_grad`` and (copied) ``.grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                "because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        out = type(self)._make_copy(self)
+        memo[id(self)] = out
+        if self._grad is not None:
+            out._grad = self._grad.__deepcopy__(memo)
+        return out
+
+    @classmethod
+    def _make_copy(cls, t: Tensor) -> Tensor:
+        out = _new(cls)
+        out._data = t.backend.copy(t._data)
+        out._device = t._device
+        out._requires_grad = t._requires_grad
+        return out
+
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self._data.__dlpack__(*args, **kwargs)
 

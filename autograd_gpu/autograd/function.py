@@ -232,9 +232,13 @@ class Function:
                 continue
             meta.append((tuple(o.shape), o._data.dtype, o._device))
             is_dirty = any(o is d for d in dirty)
+            # NOTE: checked before aliasing below: an input returned as-is and marked
+            # non-differentiable must come back without grad (the alias is a new object).
+            non_diff = any(o is n for n in ctx._non_differentiable)
             if not is_dirty and any(o is a for a in args):
-                o = o.view_as(o)  # NOTE: an input returned as-is comes back as a new alias
-            if any(o is n for n in ctx._non_differentiable) or not o.dtype.is_floating_point:
+                # NOTE: an input returned as-is comes back as a new alias
+                o = o.detach() if non_diff else o.view_as(o)
+            if non_diff or not o.dtype.is_floating_point:
                 wrapped.append(o)
                 continue
             o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True

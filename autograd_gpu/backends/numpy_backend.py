@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import math
 import os
 import sys
 from typing import Any
@@ -18,6 +19,7 @@ _ADD: Any = np.add
 _MULTIPLY: Any = np.multiply
 _MAXIMUM: Any = np.maximum
 _MINIMUM: Any = np.minimum
+_ERF: Any = np.frompyfunc(math.erf, 1, 1)
 
 
 class NumpyBackend:
@@ -109,6 +111,11 @@ class NumpyBackend:
         # silence that warning rather than branch.
         with np.errstate(over="ignore"):
             return 1.0 / (1.0 + np.exp(-x))
+
+    @staticmethod
+    def erf(x: Array) -> Array:
+        # NOTE: NumPy has no erf: math.erf per element (the C library's, in double precision).
+        return np.asarray(_ERF(x), dtype=x.dtype)
 
     # reductions
     # NOTE: the ufuncs' reduce directly: np.sum & co. add ~2 us of Python per call. Their

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..autograd import node as node_mod
 from ..autograd.node import Node
 from .util import reduce_grad
 
@@ -408,7 +409,33 @@ class Relu(_Unary):
 
     def grad_of(self, grad: Any, out: Any) -> Any:
         # NOTE: the gradient at x == 0 is 0, as in PyTorch (out > 0 is false there).
-        return self.where(out > 0, grad, 0.0)
+        return threshold_grad(self, grad, out, out > 0, 0.0, "ThresholdBackwardBackward0")
+
+
+def threshold_grad(node: Node, grad: Any, x: Any, keep: Any, slope: float, name: str) -> Any:
+    """``grad`` where ``keep``, else ``grad * slope``: the backward of relu-like ops. Recorded as
+    one node that also depends on ``x`` (with derivative 0), so that under ``create_graph`` the
+    result requires grad whenever ``x`` does, as PyTorch's threshold_backward does."""
+    if not isinstance(grad, node_mod.Tensor_):  # the raw path: bare arrays
+        return node.backend.where(keep, grad, grad * slope if slope else 0)
+    return ThresholdGrad.apply(grad, x, keep=keep._data, slope=slope, name=name)
+
+
+class ThresholdGrad(Node):
+    """``where(keep, g, g * slope)`` with an (ignored) second input ``x``; see threshold_grad."""
+
+    def __init__(self, keep: Any, slope: float, name: str) -> None:
+        self.keep = keep
+        self.slope = slope
+        self.node_name = name
+
+    def forward(self, g: Any, x: Any) -> Any:
+        return self.backend.where(self.keep, g, g * self.slope if self.slope else 0)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        keep = self.wrap(self.keep)
+        gg = grad.where(keep, grad * self.slope) if self.slope else grad.where(keep, 0.0)
+        return gg if self.needs_input_grad[0] else None, grad * 0 if self.needs_input_grad[1] else None
 
 
 class Clamp(_Unary):

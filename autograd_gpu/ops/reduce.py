@@ -52,6 +52,8 @@ def _keep(out: Any, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool
 
 
 class _Reduce(Node):
+    shape: tuple[int, ...]  # the input's, set by forward
+
     def __init__(self, dims: tuple[int, ...], keepdim: bool, name: str | None = None) -> None:
         self.dims = dims
         self.keepdim = keepdim

@@ -1,0 +1,204 @@
+"""``torch.nn.functional``: layers and losses as functions of tensors.
+
+Most are compositions of tensor ops; the activations and losses that PyTorch records as one node
+(``GeluBackward0``, ``NllLossBackward0``, ...) are ops in ``ops/nn_ops.py``. Either way the
+gradients, and gradients of gradients, come from autograd.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+from ..creation import arange
+from ..dtypes import int64
+from ..functions import addmm
+from ..functions import inplace as _inplace
+from ..ops import nn_ops
+from ..random import rand_like
+from ..tensor import Tensor
+from ._losses import (
+    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss,
+    nll_loss,
+)
+
+__all__ = [
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu",
+    "gelu", "leaky_relu", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot",
+    "pad", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
+]
+
+
+# ---- linear --------------------------------------------------------------------------------
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``input @ weight.T + bias``.
+
+    A 2-D input with a bias is one ``addmm`` (AddmmBackward0, as in PyTorch); other inputs are
+    folded to 2-D, multiplied, and viewed back to ``(*input.shape[:-1], out_features)``.
+
+    Args:
+        input: ``(*, in_features)``.
+        weight: ``(out_features, in_features)``.
+        bias: ``(out_features,)`` or None.
+
+    Returns:
+        ``(*, out_features)``.
+
+    Example:
+        >>> linear(ones(2, 3), ones(4, 3), zeros(4)).shape
+        torch.Size([2, 4])
+    """
+    w_t = weight.t()
+    if input.dim() == 2:
+        return input.mm(w_t) if bias is None else addmm(bias, input, w_t)
+    if bias is None:
+        return input.matmul(w_t)
+    lead = tuple(input.shape[:-1])
+    out = addmm(bias, input.reshape(-1, input.shape[-1]), w_t)
+    return out.view(*lead, out.shape[-1])
+
+
+# ---- activations ---------------------------------------------------------------------------
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``max(x, 0)`` element-wise; the gradient at 0 is 0, as in PyTorch."""
+    return input.relu_() if inplace else input.relu()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
+               inplace: bool = False) -> Tensor:
+    """``x`` where ``x > 0``, else ``negative_slope * x``.
+
+    Example:
+        >>> leaky_relu(tensor([-2.0, 3.0]), 0.1)
+        tensor([-0.2000,  3.0000])
+    """
+    if inplace:
+        return _inplace(input, leaky_relu, negative_slope)
+    return nn_ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    """``x * Phi(x)`` with ``Phi`` the standard normal CDF (``approximate='none'``), or
+    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` (``approximate='tanh'``)."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return nn_ops.Gelu.apply(input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x * sigmoid(x)`` (also called swish)."""
+    if inplace:
+        return _inplace(input, silu)
+    return nn_ops.Silu.apply(input)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
+    if inplace:
+        return _inplace(input, elu, alpha)
+    return nn_ops.Elu.apply(input, alpha=alpha)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+    """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``.
+
+    Computed as ``(max(bx, 0) + log1p(exp(-|bx|))) / beta``, which never overflows.
+    """
+    return nn_ops.Softplus.apply(input, beta=beta, threshold=threshold)
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """``1 / (1 + exp(-x))`` element-wise."""
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    """Hyperbolic tangent element-wise."""
+    return input.tanh()
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: Any = None) -> Tensor:
+    """``exp(x) / exp(x).sum(dim)``, computed stably (the max is subtracted first)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    """``x - logsumexp(x, dim)``, computed stably."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim, dtype=dtype)
+
+
+# ---- dropout -------------------------------------------------------------------------------
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``, in
+    training; the identity otherwise (and for ``p == 0``).
+
+    Raises:
+        ValueError: ``p`` outside ``[0, 1]``.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = input.new_zeros(input.shape)
+    else:
+        noise = (rand_like(input) < 1 - p).to(input.dtype).div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+# ---- one_hot and pad -----------------------------------------------------------------------
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices (int64, any shape) to one-hot vectors of length ``num_classes`` in a new
+    last dimension (int64). ``num_classes=-1`` means ``max + 1``."""
+    if tensor.dtype is not int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max()) + 1
+    elif tensor.numel() and int(tensor.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    if tensor.numel() and int(tensor.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    classes = arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
+        value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dimensions with ``value``: ``pad = (left_last,
+    right_last, left_second_last, ...)``; negative amounts crop. Only ``mode='constant'``."""
+    if mode != "constant":
+        if mode in ("reflect", "replicate", "circular"):
+            raise NotImplementedError(f"pad mode '{mode}' is not implemented in autograd_gpu")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.dim()}"
+        )
+    return nn_ops.ConstantPadNd.apply(input, pad=tuple(int(p) for p in pad),
+                                      value=0 if value is None else value)

@@ -1,0 +1,342 @@
+"""Ops behind ``nn.functional``: activations and losses that PyTorch records as one node each
+(``GeluBackward0``, ``NllLossBackward0``, ...). Forward on backend arrays; backward with tensor
+ops, so it is itself differentiable (higher-order gradients)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..autograd.node import Node
+from .elementwise import _quiet, _Unary, threshold_grad
+
+_SQRT1_2 = math.sqrt(0.5)
+_2_SQRTPI = 2.0 / math.sqrt(math.pi)
+_GELU_BETA = math.sqrt(2.0 / math.pi)  # the tanh approximation's sqrt(2 / pi)
+_GELU_KAPPA = 0.044715
+
+
+def _reduce(b: Any, losses: Any, reduction: str) -> Any:
+    """``losses`` reduced: 'none' keeps them, 'sum' adds them, 'mean' averages (nan if empty)."""
+    if reduction == "none":
+        return losses
+    total = b.sum(losses)
+    if reduction == "sum":
+        return total
+    with b.errstate(all="ignore"):
+        return b.true_divide(total, losses.size).astype(losses.dtype, copy=False)
+
+
+def _scale(grad: Any, x: Any, reduction: str) -> Any:
+    """The incoming loss gradient, divided by the count for 'mean' (it broadcasts over ``x``)."""
+    return grad / x.numel() if reduction == "mean" else grad
+
+
+# ---- activations ------------------------------------------------------------------------------
+
+class Erf(_Unary):
+    node_name = "ErfBackward0"
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return self.backend.erf(x)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        return grad * (_2_SQRTPI * (-(x * x)).exp())
+
+
+class Gelu(_Unary):
+    """``x * Phi(x)`` (``approximate='none'``) or its tanh approximation."""
+
+    node_name = "GeluBackward0"
+
+    def __init__(self, approximate: str) -> None:
+        self.approximate = approximate
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        self.save_for_backward(x)
+        if self.approximate == "tanh":
+            inner = _GELU_BETA * (x + _GELU_KAPPA * x * x * x)
+            return 0.5 * x * (1 + b.tanh(inner))
+        return 0.5 * x * (1 + b.erf(x * _SQRT1_2))
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        if self.approximate == "tanh":
+            x_sq = x * x
+            th = (_GELU_BETA * (x + _GELU_KAPPA * x_sq * x)).tanh()
+            left = 0.5 * (1 + th)
+            right = 0.5 * x * (1 - th * th) * _GELU_BETA * (1 + 3 * _GELU_KAPPA * x_sq)
+            return grad * (left + right)
+        cdf = 0.5 * (1 + Erf.apply(x * _SQRT1_2))
+        pdf = (-0.5 * x * x).exp() * (0.5 * _2_SQRTPI * _SQRT1_2)
+        return grad * (cdf + x * pdf)
+
+
+class LeakyRelu(_Unary):
+    node_name = "LeakyReluBackward0"
+    raw_ok = True
+
+    def __init__(self, negative_slope: float) -> None:
+        self.slope = negative_slope
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return self.backend.where(x > 0, x, x * self.slope)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        # NOTE: the slope at x == 0 is negative_slope, as in PyTorch.
+        return threshold_grad(self, grad, x, x > 0, self.slope, "LeakyReluBackwardBackward0")
+
+
+class Elu(_Unary):
+    node_name = "EluBackward0"
+
+    def __init__(self, alpha: float) -> None:
+        self.alpha = alpha
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        self.save_for_backward(x)
+        # NOTE: expm1 of min(x, 0): the branch that is thrown away never overflows.
+        return b.where(x > 0, x, self.alpha * b.expm1(b.minimum(x, 0)))
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        # NOTE: the slope at x == 0 is alpha, and the curvature there 0, as in PyTorch; exp sees
+        # min(x, 0) only, so the discarded branch never overflows.
+        return grad.where(x > 0, grad * self.alpha * x.where(x < 0, 0.0).exp())
+
+
+class Silu(_Unary):
+    node_name = "SiluBackward0"
+
+    def forward(self, x: Any) -> Any:
+        self.save_for_backward(x)
+        return x * self.backend.sigmoid(x).astype(x.dtype, copy=False)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))
+
+
+class Softplus(_Unary):
+    """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
+
+    node_name = "SoftplusBackward0"
+
+    def __init__(self, beta: float, threshold: float) -> None:
+        self.beta, self.threshold = beta, threshold
+
+    @_quiet
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        self.save_for_backward(x)
+        bx = x * self.beta
+        # NOTE: max(bx, 0) + log1p(exp(-|bx|)) equals log1p(exp(bx)) and never overflows.
+        soft = (b.maximum(bx, 0) + b.log1p(b.exp(-b.abs(bx)))) / self.beta
+        return b.where(bx > self.threshold, x, soft).astype(x.dtype, copy=False)
+
+    def grad_of(self, grad: Any, x: Any) -> Any:
+        bx = x * self.beta
+        return grad.where(bx > self.threshold, grad * bx.sigmoid())
+
+
+class ConstantPadNd(_Unary):
+    """Pad (or, with negative amounts, crop) the last ``len(pad) // 2`` dimensions."""
+
+    node_name = "ConstantPadNdBackward0"
+
+    def __init__(self, pad: tuple[int, ...], value: Any) -> None:
+        self.pad, self.value = pad, value
+
+    def forward(self, x: Any) -> Any:
+        shape, src, dst = list(x.shape), [slice(None)] * x.ndim, [slice(None)] * x.ndim
+        for i in range(len(self.pad) // 2):
+            d = x.ndim - 1 - i
+            lo, hi, n = self.pad[2 * i], self.pad[2 * i + 1], x.shape[d]
+            shape[d] = n + lo + hi
+            if shape[d] < 0:
+                raise RuntimeError(
+                    f"narrow(): length must be non-negative. (Dimension {d} of size {n} padded "
+                    f"by {lo} and {hi}.)"
+                )
+            start, stop = max(-lo, 0), n - max(-hi, 0)
+            length = max(stop - start, 0)
+            src[d] = slice(start, start + length)
+            dst[d] = slice(max(lo, 0), max(lo, 0) + length)
+        out = self.backend.full(tuple(shape), self.value, x.dtype)
+        out[tuple(dst)] = x[tuple(src)]
+        return out
+
+    def grad_of(self, grad: Any) -> Any:
+        # NOTE: the gradient of padding is the opposite crop (and vice versa).
+        return ConstantPadNd.apply(grad, pad=tuple(-p for p in self.pad), value=0)
+
+
+# ---- losses -----------------------------------------------------------------------------------
+
+class MseLoss(Node):
+    node_name = "MseLossBackward0"
+
+    def __init__(self, reduction: str) -> None:
+        self.reduction = reduction
+
+    def forward(self, x: Any, y: Any) -> Any:
+        self.save_for_backward(x, y)
+        d = x - y
+        return _reduce(self.backend, d * d, self.reduction)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        x, y = self.saved_tensors
+        gx = 2 * (x - y) * _scale(grad, x, self.reduction)
+        return (gx if self.needs_input_grad[0] else None,
+                -gx if self.needs_input_grad[1] else None)
+
+
+class NllLoss(Node):
+    """``-weight[t] * x[n, t]`` per sample ``n`` (class dim 1); ``ignore_index`` targets give 0
+    and do not count in the 'mean' denominator (the sum of the picked weights)."""
+
+    node_name = "NllLossBackward0"
+
+    def __init__(self, reduction: str, ignore_index: int) -> None:
+        self.reduction, self.ignore_index = reduction, ignore_index
+
+    def forward(self, x: Any, target: Any, weight: Any) -> Any:
+        b = self.backend
+        self.unbatched = x.ndim == 1  # (C,) input, () or (1,) target: one sample, 0-d loss
+        if self.unbatched:
+            x, target = x.reshape(1, -1), target.reshape(1)
+        ignored = b.equal(target, self.ignore_index)
+        safe = b.where(ignored, 0, target)
+        bad = b.logical_or(b.less(safe, 0), b.greater_equal(safe, x.shape[1]))
+        if b.any(bad):
+            raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.")
+        idx = safe.reshape(safe.shape[:1] + (1,) + safe.shape[1:])
+        picked = b.take_along_axis(x, idx, 1).reshape(safe.shape)
+        w = b.ones(safe.shape, x.dtype) if weight is None else weight[safe].astype(x.dtype)
+        w = b.where(ignored, 0, w).astype(x.dtype, copy=False)
+        losses = -(picked * w)
+        total = b.sum(w)
+        self.n_classes = x.shape[1]
+        self.save_for_backward(idx, w, total)
+        if self.reduction == "mean":
+            with b.errstate(all="ignore"):
+                return (b.sum(losses) / total).astype(x.dtype, copy=False)
+        return _reduce(b, losses.reshape(()) if self.unbatched else losses, self.reduction)
+
+    def backward(self, grad: Any) -> tuple[Any, None, None]:
+        idx, w, total = self.saved_tensors
+        b = self.backend
+        classes = b.arange(0, self.n_classes, 1, "int64").reshape((1, -1) + (1,) * (idx.ndim - 2))
+        hot = b.equal(classes, idx._data)
+        coef = hot * (-w._data.reshape(idx.shape))
+        if self.reduction == "mean":
+            # NOTE: when every target is ignored (total 0) the gradient is 0, as in PyTorch.
+            with b.errstate(all="ignore"):
+                coef = b.where(coef != 0, coef / total._data, coef)
+        if self.unbatched:
+            coef = coef.reshape(-1)
+        g = grad.unsqueeze(1) if self.reduction == "none" and not self.unbatched else grad
+        return self.wrap(coef.astype(w._data.dtype, copy=False)) * g, None, None
+
+
+
+class NllLoss2d(NllLoss):
+    """``NllLoss`` on inputs with spatial dimensions ``(N, C, d1, ...)`` (PyTorch's name)."""
+
+    node_name = "NllLoss2DBackward0"
+
+
+class DivScalar(_Unary):
+    """``x / c`` for a Python number ``c``, as ATen's ``div.Scalar`` records it (DivBackward1)."""
+
+    node_name = "DivBackward1"
+    raw_ok = True
+
+    def __init__(self, other: float) -> None:
+        self.other = other
+
+    def forward(self, x: Any) -> Any:
+        return x / self.other
+
+    def grad_of(self, grad: Any) -> Any:
+        return grad / self.other
+
+
+class BinaryCrossEntropy(Node):
+    """``-(y log x + (1 - y) log(1 - x))`` with each log clamped at -100, as in PyTorch."""
+
+    node_name = "BinaryCrossEntropyBackward0"
+
+    def __init__(self, reduction: str) -> None:
+        self.reduction = reduction
+
+    def forward(self, x: Any, y: Any, weight: Any) -> Any:
+        b = self.backend
+        if not b.all(b.logical_and(b.greater_equal(x, 0), b.less_equal(x, 1))):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        self.save_for_backward(x, y, weight)
+        with b.errstate(all="ignore"):
+            log_x = b.maximum(b.log(x), -100)
+            log_1mx = b.maximum(b.log(1 - x), -100)
+        losses = (y - 1) * log_1mx - y * log_x
+        if weight is not None:
+            losses = losses * weight
+        return _reduce(b, losses.astype(x.dtype, copy=False), self.reduction)
+
+    def backward(self, grad: Any) -> tuple[Any, Any, None]:
+        x, y, weight = self.saved_tensors
+        g = _scale(grad, x, self.reduction)
+        if weight is not None:
+            g = g * weight
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            # NOTE: the denominator is clamped at 1e-12 so x = 0 or 1 gives a finite gradient.
+            gx = (x - y) / ((1 - x) * x).clamp(min=1e-12) * g
+        if self.needs_input_grad[1]:
+            # NOTE: unclamped, as in PyTorch (x = 0 or 1 gives an infinite target gradient).
+            gy = ((1 - x).log() - x.log()) * g
+        return gx, gy, None
+
+
+class BinaryCrossEntropyWithLogits(Node):
+    """``(1 - y) x - w_pos(y) log(sigmoid(x))`` with ``w_pos(y) = 1 + (pos_weight - 1) y``."""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    def __init__(self, reduction: str) -> None:
+        self.reduction = reduction
+
+    @_quiet
+    def forward(self, x: Any, y: Any, weight: Any, pos_weight: Any) -> Any:
+        b = self.backend
+        self.save_for_backward(x, y, weight, pos_weight)
+        # NOTE: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): stable for any |x|.
+        log_sig = b.minimum(x, 0) - b.log1p(b.exp(-b.abs(x)))
+        if pos_weight is not None:
+            log_sig = log_sig * ((pos_weight - 1) * y + 1)
+        losses = (1 - y) * x - log_sig
+        if weight is not None:
+            losses = losses * weight
+        return _reduce(b, losses.astype(x.dtype, copy=False), self.reduction)
+
+    def backward(self, grad: Any) -> tuple[Any, Any, None, None]:
+        x, y, weight, pos_weight = self.saved_tensors
+        g = _scale(grad, x, self.reduction)
+        if weight is not None:
+            g = g * weight
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            if pos_weight is None:
+                gx = (x.sigmoid() - y) * g
+            else:
+                t = pos_weight * y
+                gx = ((t + 1 - y) * x.sigmoid() - t) * g
+        if self.needs_input_grad[1]:
+            gy = -x
+            if pos_weight is not None:
+                log_sig = -Softplus.apply(-x, beta=1.0, threshold=20.0)
+                gy = gy - (pos_weight - 1) * log_sig
+            gy = gy * g
+        return gx, gy, None, None

@@ -1,0 +1,271 @@
+"""``Optimizer``: the base class of every optimizer, with PyTorch's parameter groups and state.
+
+A subclass fills ``defaults`` in ``__init__`` and implements ``step``; this class owns the
+bookkeeping: ``param_groups`` (dicts of ``params`` plus per-group options), ``state`` (one dict per
+parameter, keyed by the tensor itself), ``zero_grad``, ``add_param_group`` and the
+``state_dict``/``load_state_dict`` round trip (state keyed by integer parameter index).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from copy import deepcopy
+from itertools import chain
+from typing import Any
+
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..tensor import Tensor
+
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]]
+
+
+class _RequiredParameter:
+    """Singleton marking a default that every parameter group must set itself."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj: Any) -> str:
+    """``torch.typename``: ``torch.FloatTensor`` for tensors, the class name otherwise."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__qualname__ if type(obj).__module__ == "builtins" else \
+        f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+def _scalar(x: Any) -> Any:
+    """A hyper-parameter as a Python number (a 1-element tensor ``lr`` becomes its value)."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _no_grad_step(step: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``step`` with grad mode off (the update is not part of any graph)."""
+
+    @functools.wraps(step)
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        with no_grad():
+            return step(self, *args, **kwargs)
+
+    return wrapper
+
+
+class Optimizer:
+    """Base class for all optimizers.
+
+    Args:
+        params: an iterable of tensors, or of dicts (parameter groups) each holding ``params``
+            and any per-group options that override ``defaults``.
+        defaults: the default value of every option (``required`` marks one that each group
+            must give).
+
+    Example:
+        >>> opt = SGD([w], lr=0.1)
+        >>> loss.backward(); opt.step(); opt.zero_grad()
+    """
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_typename(params)}"
+            )
+        self.state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups: list[Any] = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
+        lines.append(")")
+        return "\n".join(lines)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a parameter group (a dict with ``params`` and optional per-group options).
+
+        Raises:
+            ValueError: a parameter is already in another group, or a required option is missing.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+        param_group["params"] = [p[1] if isinstance(p, tuple) else p
+                                 for p in param_group["params"]]
+        if names:
+            if len(names) != len(param_group["params"]):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            param_group["param_names"] = names
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(p))
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len(param_group["params"]) != len(set(param_group["params"])):
+            import warnings
+
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information", UserWarning, stacklevel=3)
+        seen: set[Tensor] = set()
+        for group in self.param_groups:
+            seen.update(group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if not seen.isdisjoint(param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all optimized tensors.
+
+        Args:
+            set_to_none: set ``.grad`` to None (the default) instead of filling it with zeros; a
+                parameter whose grad is None is then skipped by ``step``.
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                    continue
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one optimization step (subclasses implement it with ``_update``)."""
+        raise NotImplementedError
+
+    def _closure_loss(self, closure: Callable[[], Any] | None) -> Any:
+        """Re-evaluate the loss with grad mode on, as PyTorch's step does before updating."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def _grads(self, group: dict[str, Any]) -> list[tuple[Tensor, Tensor]]:
+        """``(param, grad)`` for the group's parameters that have a gradient (the others are
+        skipped), the gradient negated when the group has ``maximize`` set."""
+        pairs = []
+        for p in group["params"]:
+            grad: Tensor | None = p.grad
+            if grad is not None:
+                pairs.append((p, -grad if group.get("maximize") else grad))
+        return pairs
+
+    # ---- (de)serialization ------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state as ``{"state": {index: {...}}, "param_groups": [...]}``.
+
+        Parameters are replaced by their position across all groups, in order; the per-parameter
+        state dicts are the optimizer's own (not copies), as in PyTorch.
+        """
+        index: dict[int, int] = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a ``state_dict()`` (from this or an identically shaped optimizer).
+
+        State tensors are cast to their parameter's dtype and device, except ``step``.
+        """
+        groups = self.param_groups
+        saved_groups = _deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                state[id_map[k]] = _cast(id_map[k], v)
+            else:
+                state[k] = v
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
+    """A copy of a loaded state value with tensors moved to ``param``'s device (and float state to
+    its dtype); ``step`` keeps its dtype, as in PyTorch."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v) for v in value)
+    return value
+
+
+def _deepcopy(value: Any) -> Any:
+    """``copy.deepcopy`` that clones tensors (a tensor ``lr`` in a saved group, say)."""
+    if isinstance(value, Tensor):
+        return value.detach().clone()
+    if isinstance(value, dict):
+        return {k: _deepcopy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_deepcopy(v) for v in value)
+    return deepcopy(value)
