@@ -283,7 +283,11 @@ class Node:
                 with self.backend.errstate(all="ignore"):
                     outs = self.backward(*arrays)
             else:
-                outs = self.backward(*arrays)
+                try:
+                    outs = self.backward(*arrays)
+                except RuntimeWarning:  # as in Node.apply: silent on inf/nan, as PyTorch
+                    with self.backend.errstate(all="ignore"):
+                        outs = self.backward(*arrays)
         finally:
             self._raw = False
         make = Tensor_._make
@@ -367,7 +371,10 @@ class Node:
             node.needs_input_grad = tuple([isinstance(t, T) and t._requires_grad for t in inputs])
         else:
             needs = False
-        out = node.forward(*arrays)
+        try:
+            out = node.forward(*arrays)
+        except RuntimeWarning:
+            out = _forward_quietly(node, arrays)
         make = T._make
         many = type(out) is tuple
         if not needs:
@@ -402,6 +409,17 @@ class Node:
         if anomaly.STATE.enabled:
             anomaly.record_forward(node, outs)
         return outs if many else outs[0]
+
+
+def _forward_quietly(node: Node, arrays: list[Any]) -> Any:
+    """``forward`` again with floating-point warnings off.
+
+    NOTE: only reached when the warnings filter turns NumPy's "invalid value" / "overflow"
+    RuntimeWarnings into errors; PyTorch is silent on inf/nan arithmetic (inf * 0 is nan), so we
+    are too. The normal path pays nothing for this (no errstate per op).
+    """
+    with node.backend.errstate(all="ignore"):
+        return node.forward(*arrays)
 
 
 def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, Any]) -> None:
