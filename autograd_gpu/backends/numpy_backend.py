@@ -147,6 +147,12 @@ class NumpyBackend:
     reshape = staticmethod(np.reshape)
     transpose = staticmethod(np.transpose)
     broadcast_to = staticmethod(np.broadcast_to)
+
+    @staticmethod
+    def as_strided(x: Array, shape: Shape, strides: Shape) -> Array:
+        """A read-only view of ``x``'s buffer with ``shape`` and byte ``strides`` (sliding
+        windows for convolution and pooling); the caller keeps it inside the buffer."""
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
     concatenate = staticmethod(np.concatenate)
     stack = staticmethod(np.stack)
     take_along_axis = staticmethod(np.take_along_axis)

@@ -17,16 +17,20 @@ from ..functions import inplace as _inplace
 from ..ops import nn_ops
 from ..random import rand_like
 from ..tensor import Tensor
+from ._conv import avg_pool2d, conv2d, max_pool2d
 from ._losses import (
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss,
     nll_loss,
 )
+from ._normalization import batch_norm, embedding, layer_norm
 
 __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu",
     "gelu", "leaky_relu", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot",
     "pad", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
 ]
+__all__ += ["batch_norm", "embedding", "layer_norm"]
+__all__ += ["avg_pool2d", "conv2d", "max_pool2d"]
 
 
 # ---- linear --------------------------------------------------------------------------------

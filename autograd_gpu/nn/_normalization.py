@@ -1,0 +1,171 @@
+"""``layer_norm``, ``batch_norm`` and ``embedding`` of ``nn.functional`` (argument checks, then
+one op of ``ops/norm_ops.py``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..creation import tensor
+from ..ops import norm_ops
+from ..tensor import Tensor
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def layer_norm(input: Tensor, normalized_shape: Any,  # noqa: A002
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dimensions:
+    ``(x - mean) / sqrt(var + eps) * weight + bias``, with the biased variance.
+
+    Args:
+        input: ``(*, *normalized_shape)``.
+        normalized_shape: an int or a sequence of ints, the trailing shape to normalise over.
+        weight, bias: of shape ``normalized_shape``, or None.
+        eps: added to the variance.
+
+    Returns:
+        Tensor of the shape of ``input`` (grad_fn NativeLayerNormBackward0).
+
+    Example:
+        >>> layer_norm(tensor([[1.0, 3.0]]), (2,))
+        tensor([[-1.0000,  1.0000]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {_shape_str(p.shape)} and normalized_shape = {_shape_str(shape)}"
+            )
+    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_str(shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in shape)}], but got input of size"
+            f"{_shape_str(input.shape)}"
+        )
+    return norm_ops.NativeLayerNorm.apply(input, weight, bias, ndim=k, eps=eps)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
+               running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dimension 1) over the batch and spatial dimensions.
+
+    In training, uses the batch mean and biased variance, and updates the running statistics
+    in place (when given) with ``running = (1 - momentum) * running + momentum * batch``, the
+    variance being the unbiased one. Otherwise, uses ``running_mean`` and ``running_var``.
+
+    Args:
+        input: ``(N, C, *)``.
+        running_mean, running_var: ``(C,)`` or None (both, or neither).
+        weight, bias: ``(C,)`` or None.
+
+    Returns:
+        Tensor of the shape of ``input`` (grad_fn NativeBatchNormBackward0).
+
+    Raises:
+        ValueError: training with one value per channel.
+    """
+    if training:
+        size = input.shape
+        if input.dim() < 2 or size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                f"torch.Size({list(size)})"
+            )
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    elif (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    channels = input.shape[1] if input.dim() > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    with no_grad():
+        # NOTE: the running statistics are buffers, updated in place without autograd.
+        rm = None if running_mean is None else running_mean.detach()
+        rv = None if running_var is None else running_var.detach()
+    return norm_ops.NativeBatchNorm.apply(input, weight, bias, rm, rv, training=training,
+                                          momentum=momentum, eps=eps)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` at the integer indices ``input``.
+
+    The row ``padding_idx`` gets no gradient. With ``max_norm``, the rows looked up whose
+    ``norm_type``-norm exceeds it are first rescaled in place to norm ``max_norm``. With
+    ``scale_grad_by_freq``, each index's gradient is divided by its count in ``input``.
+
+    Args:
+        input: int64 or int32 indices of any shape, in ``[0, num_embeddings)``.
+        weight: ``(num_embeddings, embedding_dim)``.
+
+    Returns:
+        ``(*input.shape, embedding_dim)`` (grad_fn EmbeddingBackward0).
+
+    Raises:
+        IndexError: an index out of range.
+
+    Example:
+        >>> embedding(tensor([1]), tensor([[0.0, 1.0], [2.0, 3.0]]))
+        tensor([[2., 3.]])
+    """
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+            padding_idx = num + padding_idx
+    else:
+        padding_idx = -1
+    if input.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
+            "embedding)"
+        )
+    if sparse:
+        raise NotImplementedError("sparse gradients are not supported in autograd_gpu")
+    b = weight.backend
+    idx = input._data if input._device is weight._device else b.asarray(
+        input.backend.to_host(input._data))
+    if idx.size and bool(b.any(b.logical_or(b.less(idx, 0), b.greater_equal(idx, num)))):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_(weight, idx, max_norm, norm_type)
+    scale = None
+    if scale_grad_by_freq:
+        flat = idx.reshape(-1)
+        counts = b.zeros((num,), "int64")
+        b.index_add(counts, flat, b.ones(flat.shape, "int64"))
+        scale = 1.0 / counts[flat]
+    return norm_ops.Embedding.apply(weight, indices=idx, padding_idx=padding_idx, scale=scale,
+                                    num=num)
+
+
+def _renorm_(weight: Tensor, idx: Any, max_norm: float, norm_type: float) -> None:
+    """Rescale, in place, the rows of ``weight`` at ``idx`` whose norm exceeds ``max_norm``
+    (PyTorch's ``embedding_renorm_``: factor ``max_norm / (norm + 1e-7)``)."""
+    rows = sorted({int(i) for i in idx.reshape(-1).tolist()})
+    if not rows:
+        return
+    with no_grad():
+        sel = tensor(rows, dtype=dtypes.int64, device=weight.device)
+        picked = weight.index_select(0, sel)
+        norms = picked.abs().pow(norm_type).sum(1).pow(1.0 / norm_type)
+        factor = (max_norm / (norms + 1e-7)).where(norms > max_norm, 1.0)
+        weight[sel] = picked * factor.unsqueeze(1)

@@ -1,0 +1,191 @@
+"""Normalisation and embedding ops: ``NativeLayerNorm``, ``NativeBatchNorm`` and ``Embedding``.
+
+Forward runs on backend arrays in one pass; backward is written with tensor ops, so it is itself
+differentiable (gradient penalties, ``gradgradcheck``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..autograd.grad_mode import STATE
+from ..autograd.node import Node
+
+
+class _Normalize(Node):
+    """``(x - mean) * rstd * w + b`` with ``w`` and ``b`` viewed as ``pshape`` to broadcast
+    against ``x``. Statistics are taken over ``red`` (``batch_stats``) or given (eval-mode
+    batch norm); the weight and bias gradients sum over ``pdims``."""
+
+    red: tuple[int, ...] = ()
+    pdims: tuple[int, ...] = ()
+    pshape: tuple[int, ...] = ()
+    bias_shape: tuple[int, ...] = ()
+    batch_stats = True
+    eps = 1e-5
+
+    def _stats(self, x: Any) -> tuple[Any, Any, Any]:
+        """Mean, biased variance and ``1 / sqrt(var + eps)`` of ``x`` over ``red`` (arrays)."""
+        b = self.backend
+        n = math.prod(x.shape[d] for d in self.red)
+        mean = b.sum(x, axis=self.red, keepdims=True) / n
+        xc = x - mean
+        # NOTE: two passes (mean, then the mean of squared deviations) for stability.
+        var = b.sum(xc * xc, axis=self.red, keepdims=True) / n
+        return mean, var, 1 / b.sqrt(var + self.eps)
+
+    def _affine(self, x: Any, mean: Any, rstd: Any, w: Any, bias: Any) -> Any:
+        out = (x - mean) * rstd
+        if w is not None:
+            out = out * w.reshape(self.pshape)
+        if bias is not None:
+            out = out + bias.reshape(self.pshape)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Any) -> tuple[Any, ...]:
+        x, w, mean, rstd = self.saved_tensors
+        needs = self.needs_input_grad
+        if self.batch_stats and STATE.grad_enabled and x.requires_grad:
+            # NOTE: a graph is being recorded (create_graph): the statistics must be functions
+            # of x, not constants, for second derivatives to be right.
+            mean = x.mean(self.red, keepdim=True)
+            xc = x - mean
+            rstd = ((xc * xc).mean(self.red, keepdim=True) + self.eps).rsqrt()
+        xhat = (x - mean) * rstd
+        gx = gw = gb = None
+        if needs[0]:
+            gy = grad if w is None else grad * w.view(self.pshape)
+            if self.batch_stats:
+                gy_mean = gy.mean(self.red, keepdim=True)
+                proj = (gy * xhat).mean(self.red, keepdim=True)
+                gx = rstd * (gy - gy_mean - xhat * proj)
+            else:
+                gx = gy * rstd
+        if len(needs) > 1 and needs[1]:
+            gw = self._sum_p(grad * xhat).view(w.shape)
+        if len(needs) > 2 and needs[2]:
+            gb = self._sum_p(grad).view(self.bias_shape)
+        return (gx, gw, gb) + (None,) * (len(needs) - 3)
+
+    def _sum_p(self, t: Any) -> Any:
+        # NOTE: sum(()) would reduce every dimension: no leading dimensions means no sum.
+        return t.sum(self.pdims) if self.pdims else t
+
+
+class NativeLayerNorm(_Normalize):
+    """Layer normalisation over the last ``ndim`` dimensions (NativeLayerNormBackward0)."""
+
+    node_name = "NativeLayerNormBackward0"
+
+    def __init__(self, ndim: int, eps: float) -> None:
+        self.ndim, self.eps = ndim, eps
+
+    def forward(self, x: Any, w: Any, bias: Any) -> Any:
+        lead = x.ndim - self.ndim
+        self.red = tuple(range(lead, x.ndim))
+        self.pdims = tuple(range(lead))
+        self.pshape = x.shape[lead:]
+        self.bias_shape = self.pshape
+        mean, _, rstd = self._stats(x)
+        self.save_for_backward(x, w, mean, rstd)
+        return self._affine(x, mean, rstd, w, bias)
+
+
+class NativeBatchNorm(_Normalize):
+    """Batch normalisation per channel (dimension 1) (NativeBatchNormBackward0).
+
+    In training, normalises with the batch statistics and, when running statistics are given,
+    updates them in place: ``running = (1 - momentum) * running + momentum * batch``, with the
+    unbiased batch variance, as PyTorch does. In eval mode, normalises with the running ones.
+    """
+
+    node_name = "NativeBatchNormBackward0"
+
+    def __init__(self, training: bool, momentum: float, eps: float) -> None:
+        self.batch_stats, self.momentum, self.eps = training, momentum, eps
+
+    def forward(self, x: Any, w: Any, bias: Any, running_mean: Any, running_var: Any) -> Any:
+        b = self.backend
+        self.red = (0,) + tuple(range(2, x.ndim))
+        self.pdims = self.red
+        self.pshape = (x.shape[1],) + (1,) * (x.ndim - 2)
+        self.bias_shape = (x.shape[1],)
+        if self.batch_stats:
+            mean, var, rstd = self._stats(x)
+            if running_mean is not None:
+                n = x.size // x.shape[1]
+                m = self.momentum
+                unbiased = var.reshape(-1) * (n / (n - 1))
+                running_mean[...] = (1 - m) * running_mean + m * mean.reshape(-1)
+                running_var[...] = (1 - m) * running_var + m * unbiased
+        else:
+            # NOTE: copies, so that a later in-place update of the buffers cannot change what
+            # backward reads.
+            mean = b.copy(running_mean).reshape(self.pshape).astype(x.dtype, copy=False)
+            rstd = (1 / b.sqrt(running_var.reshape(self.pshape) + self.eps)).astype(x.dtype,
+                                                                                    copy=False)
+        self.save_for_backward(x, w, mean, rstd)
+        return self._affine(x, mean, rstd, w, bias)
+
+
+# ---- embedding --------------------------------------------------------------------------------
+
+class _Lookup(Node):
+    """Shared state of the embedding gather and scatter: flat indices, the padding row (whose
+    gradient is dropped; -1 for none) and the per-index gradient scale (``scale_grad_by_freq``)."""
+
+    def __init__(self, indices: Any, padding_idx: int, scale: Any, num: int) -> None:
+        self.indices, self.padding_idx, self.scale, self.num = indices, padding_idx, scale, num
+
+    def _mask(self, rows: Any) -> Any:
+        """``rows`` (one per flat index) with padding rows zeroed and frequency scaling."""
+        b = self.backend
+        flat = self.indices.reshape(-1)
+        if self.padding_idx >= 0:
+            keep = b.not_equal(flat, self.padding_idx).reshape(-1, 1)
+            rows = rows * keep.astype(rows.dtype)
+        if self.scale is not None:
+            rows = rows * self.scale.astype(rows.dtype).reshape(-1, 1)
+        return rows
+
+
+class Embedding(_Lookup):
+    """``weight[indices]`` (EmbeddingBackward0); the gradient adds rows back, skipping the padding
+    row."""
+
+    node_name = "EmbeddingBackward0"
+
+    def __init__(self, indices: Any, padding_idx: int, scale: Any, num: int,
+                 masked: bool = False) -> None:
+        super().__init__(indices, padding_idx, scale, num)
+        self.masked = masked  # the double backward: padding rows read as zero
+
+    def forward(self, w: Any) -> Any:
+        out = w[self.indices.reshape(-1)]
+        if self.masked:
+            out = self._mask(out).astype(w.dtype, copy=False)
+        return out.reshape(self.indices.shape + w.shape[1:])
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (EmbeddingDenseBackward.apply(grad, indices=self.indices,
+                                             padding_idx=self.padding_idx, scale=self.scale,
+                                             num=self.num),)
+
+
+class EmbeddingDenseBackward(_Lookup):
+    """Zeros of ``(num, dim)`` with the rows of ``grad`` added at their indices."""
+
+    node_name = "EmbeddingDenseBackwardBackward0"
+
+    def forward(self, grad: Any) -> Any:
+        b = self.backend
+        dim = grad.shape[-1]
+        rows = self._mask(grad.reshape(-1, dim)).astype(grad.dtype, copy=False)
+        out = b.zeros((self.num, dim), grad.dtype)
+        b.index_add(out, self.indices.reshape(-1), rows)
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        return (Embedding.apply(grad, indices=self.indices, padding_idx=self.padding_idx,
+                                scale=self.scale, num=self.num, masked=True),)
