@@ -128,3 +128,14 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     if std is None:
         return tensor
     return normal_(tensor, 0.0, std, generator)
+
+
+def _reset_affine(weight: Any, bias: Any) -> None:
+    """PyTorch's default for Linear and Conv: ``kaiming_uniform_(a=sqrt(5))`` on the weight,
+    the bias uniform in +-1/sqrt(fan_in) (zeros when fan_in is 0; PyTorch leaves a conv's bias
+    uninitialised there)."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)
