@@ -1,10 +1,16 @@
-"""``autograd-gpu``: ``demo`` (the seeds' examples, checked) until the training job lands."""
+"""``autograd-gpu``: ``train`` (digits classifier, the main job) and ``demo`` (autograd checks).
+
+``autograd-gpu train`` trains an MLP (or ``--model cnn``) on scikit-learn's handwritten digits or
+on ``--data file.npz``, shows a progress bar, saves a checkpoint and a PNG of the learning curves
+under ``--out``, and prints ``test accuracy: NN.NN%`` as its last line. See ``train.py``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -46,12 +52,72 @@ def demo() -> int:
     return 0 if ok1 and ok2 and ok3 else 1
 
 
+def _positive(kind: type) -> Any:
+    """An argparse ``type`` accepting numbers of ``kind`` above zero."""
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _add_train_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "train", help="train a digits classifier (MLP or CNN) and report its test accuracy",
+        description="Train an MLP or a small CNN on scikit-learn's 8x8 handwritten digits (or on "
+                    "--data), on CUDA when available, and save a checkpoint and learning curves.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--model", choices=("mlp", "cnn"), default="mlp", help="network to train")
+    p.add_argument("--data", metavar="FILE.npz", default=None,
+                   help="arrays x (N, D), (N, H, W) or (N, C, H, W) and y (N,) integer labels; "
+                        "default: scikit-learn's digits")
+    p.add_argument("--epochs", type=_positive(int), default=25, help="passes over the training set")
+    p.add_argument("--batch-size", type=_positive(int), default=64, help="samples per step")
+    p.add_argument("--lr", type=_positive(float), default=1e-3, help="learning rate")
+    p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam",
+                   help="Adam, or SGD with momentum 0.9")
+    p.add_argument("--label-smoothing", type=float, default=0.1,
+                   help="cross-entropy label smoothing, in [0, 1)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the split, the init and shuffling")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: CUDA when available, else the CPU")
+    p.add_argument("--out", default=os.path.join("runs", "digits"),
+                   help="folder for checkpoint.pt and curves.png")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar; print only the test accuracy")
+    return p
+
+
+def train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run ``autograd-gpu train``; its last line of output is ``test accuracy: NN.NN%``."""
+    from . import train as job
+
+    cfg = job.Config(model=args.model, data=args.data, epochs=args.epochs,
+                     batch_size=args.batch_size, lr=args.lr, optimizer=args.optimizer,
+                     label_smoothing=args.label_smoothing,
+                     seed=args.seed, device=args.device, out=args.out, quiet=args.quiet)
+    if not 0 <= args.label_smoothing < 1:
+        parser.error(f"--label-smoothing must be in [0, 1), got {args.label_smoothing}")
+    try:
+        _, history = job.run(cfg)
+    except job.UsageError as e:
+        parser.error(str(e))
+    print(f"test accuracy: {100 * history['test_acc'][-1]:.2f}%")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="autograd-gpu", description=__doc__)
+    parser = argparse.ArgumentParser(prog="autograd-gpu", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd")
     sub.add_parser("demo", help="the seeds' autograd examples, checked against closed forms")
+    train_parser = _add_train_parser(sub)
     args = parser.parse_args(argv)
-    if args.cmd in (None, "demo"):
-        return demo()
-    parser.error(f"unknown command {args.cmd}")
-    return 2
+    if args.cmd == "train":
+        return train(args, train_parser)
+    return demo()
