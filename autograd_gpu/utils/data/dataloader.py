@@ -6,7 +6,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ...random import Generator
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset
+from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
@@ -120,6 +120,10 @@ class DataLoader:
             for idx in self.sampler:  # type: ignore[union-attr]
                 yield self.collate_fn(ds[idx])
             return
+        if _gathers_directly(ds, self.collate_fn):
+            for indices in self.batch_sampler:  # type: ignore[union-attr]
+                yield [t[_index(indices, t)] for t in ds.tensors]
+            return
         batched = getattr(ds, "__getitems__", None)
         for indices in self.batch_sampler:  # type: ignore[union-attr]
             samples = batched(indices) if callable(batched) else [ds[i] for i in indices]
@@ -147,3 +151,19 @@ class DataLoader:
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         index_sampler = self.batch_sampler if self._auto_collation else self.sampler
         return len(index_sampler)  # type: ignore[arg-type]
+
+
+def _gathers_directly(ds: Any, collate_fn: Any) -> bool:
+    """True when a batch can be one gather per tensor: a TensorDataset of tensors that need no
+    gradient, collated by ``default_collate``. ``[t[indices] for t in tensors]`` then equals
+    stacking the per-sample tuples (same values, dtype and list container) at a fraction of the
+    per-sample indexing cost."""
+    return (type(ds) is TensorDataset and collate_fn is default_collate
+            and not any(t.requires_grad for t in ds.tensors))
+
+
+def _index(indices: list[int], like: Any) -> Any:
+    from ...creation import tensor
+    from ...dtypes import int64
+
+    return tensor(indices, dtype=int64, device=like.device)
