@@ -22,7 +22,12 @@ def _cupy() -> Any:
     return cupy
 
 
-def is_available() -> bool:
+# NOTE: False until the CuPy backend lands (the CUDA issue): until then a GPU is reported as not
+# available, so that `device="auto"` paths and the test fixture fall back to the CPU cleanly.
+BACKEND_READY = False
+
+
+def _gpu_present() -> bool:
     cp = _cupy()
     if cp is None:
         return False
@@ -30,6 +35,11 @@ def is_available() -> bool:
         return bool(cp.cuda.runtime.getDeviceCount() > 0)
     except Exception:  # noqa: BLE001  (no driver, no device: CUDA is simply not available)
         return False
+
+
+def is_available() -> bool:
+    """True when CUDA tensors can be made here: CuPy, a GPU, and this build's CUDA backend."""
+    return BACKEND_READY and _gpu_present()
 
 
 def device_count() -> int:
@@ -44,10 +54,15 @@ def check_cuda_available() -> None:
     """Raise a clear error when CUDA tensors cannot be created here."""
     if _cupy() is None:
         raise RuntimeError(f"Torch not compiled with CUDA enabled: CuPy is not installed; {_INSTALL_HINT}")
-    if not is_available():
+    if not _gpu_present():
         raise RuntimeError(
             "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
             f"installed a driver; CuPy is installed but sees no CUDA device. {_INSTALL_HINT}"
+        )
+    if not BACKEND_READY:
+        raise RuntimeError(
+            "CUDA tensors are not supported by this build of autograd_gpu yet: the CuPy backend "
+            "is not built; use device='cpu'"
         )
 
 
@@ -58,6 +73,4 @@ def current_device() -> int:
 
 def backend_for(dev: Any) -> Any:
     check_cuda_available()
-    raise RuntimeError(
-        f"the CUDA backend is not built yet (device {dev}); CPU tensors work today"
-    )
+    raise AssertionError("unreachable until the CuPy backend lands")
