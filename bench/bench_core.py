@@ -318,13 +318,17 @@ def write_results(rows: dict[tuple[str, str, int, str], float], info: dict[str, 
             label = "fwd+bwd" if case == "fwd_bwd" else "fwd"
             lines.append(f"| {label} | {size:,} | {t:.1f} | {o:.1f} | {o / t:.2f} | {best:.2f} | "
                          f"{n:.1f} | {n / t:.2f} |")
-    section = "\n".join(lines) + "\n"
+    write_section(HEADING, "\n".join(lines) + "\n")
+
+
+def write_section(heading: str, section: str) -> None:
+    """Replace the section under ``heading`` in RESULTS.md (up to the next ``## ``), or append."""
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    start = text.find(HEADING + "\n")
+    start = text.find(heading + "\n")
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section
     else:
-        end = text.find("\n## ", start + len(HEADING))
+        end = text.find("\n## ", start + len(heading))
         text = text[:start] + section + (text[end:] if end >= 0 else "")
     RESULTS.write_text(text)
 

@@ -172,7 +172,6 @@ def main() -> None:
 
 
 def _write(rows: dict[str, dict[str, float]], info: dict[str, Any], commit: str) -> None:
-    path = Path(__file__).resolve().parent / "RESULTS.md"
     lines = [HEADING, "",
              f"Machine: {info['cpu']}, {info['cpu_count']} CPUs; Python {info['python']}, NumPy "
              f"{info['numpy']}, torch {info['torch']}; one thread; commit {commit}; "
@@ -182,15 +181,9 @@ def _write(rows: dict[str, dict[str, float]], info: dict[str, Any], commit: str)
     for case, med in rows.items():
         lines.append(f"| {case} | {med['torch']:.2f} | {med['ours']:.2f} | "
                      f"{med['ours'] / med['torch']:.2f} | {aims[case]} |")
-    section = "\n".join(lines) + "\n"
-    text = path.read_text()
-    start = text.find(HEADING + "\n")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + len(HEADING))
-        text = text[:start] + section + (text[end:] if end >= 0 else "")
-    path.write_text(text)
+    from bench_core import write_section
+
+    write_section(HEADING, "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

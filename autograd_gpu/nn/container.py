@@ -17,7 +17,26 @@ def _index(idx: Any, size: int) -> int:
     return idx % size
 
 
-class Sequential(Module):
+class _Numbered(Module):
+    """Shared by Sequential and ModuleList: submodules keyed "0".."n-1"."""
+
+    def __delitem__(self, idx: Any) -> None:
+        keys = list(self._modules)
+        for key in keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self))]]:
+            del self._modules[key]
+        # NOTE: renumber, as PyTorch does, so that the keys stay 0..n-1.
+        modules = list(self._modules.values())
+        self._modules.clear()
+        self._modules.update((str(i), m) for i, m in enumerate(modules))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+class Sequential(_Numbered):
     """Modules applied in order: ``Sequential(a, b)(x) == b(a(x))``.
 
     Built from modules (named ``'0'``, ``'1'``, ...) or from one ``OrderedDict`` of named ones.
@@ -46,20 +65,6 @@ class Sequential(Module):
         key = list(self._modules)[_index(idx, len(self))]
         self.add_module(key, module)
 
-    def __delitem__(self, idx: Any) -> None:
-        keys = list(self._modules)
-        for key in keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self))]]:
-            del self._modules[key]
-        # NOTE: renumber, as PyTorch does, so that the keys stay 0..n-1.
-        modules = list(self._modules.values())
-        self._modules.clear()
-        self._modules.update((str(i), m) for i, m in enumerate(modules))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
 
     def __add__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
@@ -100,7 +105,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Numbered):
     """A list of modules, registered as children ``'0'``, ``'1'``, ... (no ``forward``)."""
 
     def __init__(self, modules: Iterable[Module] | None = None) -> None:
@@ -116,19 +121,6 @@ class ModuleList(Module):
     def __setitem__(self, idx: int, module: Module) -> None:
         self.add_module(str(_index(idx, len(self))), module)
 
-    def __delitem__(self, idx: Any) -> None:
-        keys = list(self._modules)
-        for key in keys[idx] if isinstance(idx, slice) else [str(_index(idx, len(self)))]:
-            del self._modules[key]
-        modules = list(self._modules.values())
-        self._modules.clear()
-        self._modules.update((str(i), m) for i, m in enumerate(modules))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
