@@ -100,6 +100,19 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
                                           momentum=momentum, eps=eps)
 
 
+def normalize_padding_idx(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """``padding_idx`` as a row in ``[0, num_embeddings)`` (negative counts from the end), with
+    PyTorch's assertion when it is out of range; None stays None."""
+    if padding_idx is None:
+        return None
+    if padding_idx > 0:
+        assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+    elif padding_idx < 0:
+        assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+        padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -124,13 +137,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         tensor([[2., 3.]])
     """
     num = weight.shape[0]
-    if padding_idx is not None:
-        if padding_idx > 0:
-            assert padding_idx < num, "Padding_idx must be within num_embeddings"
-        elif padding_idx < 0:
-            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
-            padding_idx = num + padding_idx
-    else:
+    padding_idx = normalize_padding_idx(padding_idx, num)
+    if padding_idx is None:
         padding_idx = -1
     if input.dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(

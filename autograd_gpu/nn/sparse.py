@@ -8,7 +8,7 @@ from ..autograd.grad_mode import no_grad
 from ..creation import empty
 from ..tensor import Tensor
 from . import init
-from ._normalization import embedding
+from ._normalization import embedding, normalize_padding_idx
 from .module import Module
 from .parameter import Parameter
 
@@ -31,13 +31,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = normalize_padding_idx(padding_idx, num_embeddings)
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
