@@ -15,6 +15,7 @@ from .creation import (
     linspace, ones, ones_like, tensor, zeros, zeros_like,
 )
 from ._tensor_str import get_printoptions, set_printoptions
+from .backends.base import OutOfMemoryError
 from .device import device
 from .dtypes import (
     bool, can_cast, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,

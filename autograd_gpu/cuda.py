@@ -9,6 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from .backends import cuda_support
+from .backends.base import OutOfMemoryError
+
+__all__ = ["OutOfMemoryError", "current_device", "device_count", "get_device_name",
+           "is_available", "manual_seed", "manual_seed_all", "set_device", "synchronize"]
 
 
 def is_available() -> bool:
@@ -24,25 +28,35 @@ def current_device() -> int:
     return cuda_support.current_device()
 
 
-def set_device(device: Any) -> None:
+def _index(device: Any) -> int:
+    """The CUDA device index meant by ``device``: an int, ``'cuda:1'``, ``device('cuda', 1)``, or
+    None / ``'cuda'`` for the current device (PyTorch's ``_get_device_index``)."""
     from .device import device as _device
 
     cuda_support.check_cuda_available()
-    idx = device if isinstance(device, int) else _device(device).index or 0
-    cuda_support._cupy().cuda.Device(idx).use()
+    if device is None:
+        return current_device()
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    dev = _device(device)
+    if dev.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {dev}")
+    return current_device() if dev.index is None else dev.index
+
+
+def set_device(device: Any) -> None:
+    cuda_support._cupy().cuda.Device(_index(device)).use()
 
 
 def get_device_name(device: Any = None) -> str:
-    cuda_support.check_cuda_available()
-    cp = cuda_support._cupy()
-    idx = current_device() if device is None else (device if isinstance(device, int) else device.index or 0)
-    name = cp.cuda.runtime.getDeviceProperties(idx)["name"]
+    idx = _index(device)
+    name = cuda_support._cupy().cuda.runtime.getDeviceProperties(idx)["name"]
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
 def synchronize(device: Any = None) -> None:
-    cuda_support.check_cuda_available()
-    cuda_support._cupy().cuda.Device().synchronize()
+    """Wait for all work queued on ``device`` (the current one by default) to finish."""
+    cuda_support._cupy().cuda.Device(_index(device)).synchronize()
 
 
 def manual_seed(seed: int) -> None:

@@ -65,6 +65,7 @@ class Generator:
 
 
 _default: dict[device, Generator] = {}
+_last_seed: list[int | None] = [None]  # the latest manual_seed, for devices first used later
 
 
 def default_generator(dev: device = CPU) -> Generator:
@@ -76,15 +77,22 @@ def default_generator(dev: device = CPU) -> Generator:
             # NOTE: PyTorch seeds its default CPU generator non-deterministically at start-up;
             # manual_seed makes runs reproducible.
             gen.seed()
+        elif _last_seed[0] is not None:
+            # NOTE: manual_seed before a device's first use seeds it too (PyTorch queues the
+            # CUDA seeding until CUDA starts).
+            gen.manual_seed(_last_seed[0])
     return gen
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generator of every device in use (CPU always); returns the CPU one."""
+    """Seed the default generator of every device, those first used later included; returns
+    the CPU one."""
+    out = default_generator(CPU).manual_seed(seed)
+    _last_seed[0] = int(seed)
     for dev, gen in _default.items():
         if dev is not CPU:
             gen.manual_seed(seed)
-    return default_generator(CPU).manual_seed(seed)
+    return out
 
 
 def seed() -> int:

@@ -317,7 +317,7 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        arr = self.detach().cpu()._data
+        arr = self.detach().numpy()  # NOTE: a CUDA tensor refuses, as in PyTorch
         return arr if dtype is None else arr.astype(dtype)
 
     def item(self) -> Any:

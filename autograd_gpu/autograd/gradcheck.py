@@ -124,8 +124,11 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Sequence[
     outs = _outputs(func, inputs)
     if grad_outputs is None:
         g = Generator().manual_seed(0)
+        # NOTE: drawn on the CPU generator (the same numbers on every device), then moved to
+        # the output's device: backward needs gradients where the outputs live.
         grad_outputs = tuple(
-            randn(tuple(o.shape), dtype=o.dtype, generator=g).requires_grad_() for o in outs
+            randn(tuple(o.shape), dtype=o.dtype, generator=g).to(o.device).requires_grad_()
+            for o in outs
         )
     n_in = len(inputs)
     grad_outputs = tuple(grad_outputs)

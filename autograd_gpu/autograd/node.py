@@ -356,10 +356,7 @@ class Node:
                 if dev is None:
                     dev = d
                 elif d is not dev:
-                    raise RuntimeError(
-                        "Expected all tensors to be on the same device, but found at least two "
-                        f"devices, {_dev_names(dev, d)}!"
-                    )
+                    return _apply_across_devices(cls, inputs, params, dev, d)
                 # NOTE: a view may have started requiring grad through its base (grad_fn refreshes).
                 if t._requires_grad or (t._view_fn is not None and t.grad_fn is not None):
                     needs = True
@@ -409,6 +406,20 @@ class Node:
         if anomaly.STATE.enabled:
             anomaly.record_forward(node, outs)
         return outs if many else outs[0]
+
+
+def _apply_across_devices(cls: Any, inputs: tuple[Any, ...], params: dict[str, Any], first: Any,
+                          other: Any) -> Any:
+    """``cls.apply`` on tensors of two devices: as in PyTorch, 0-d CPU tensors (scalars) join an
+    op on another device (moved there by a differentiable copy); any other mix is an error."""
+    T = Tensor_
+    main = {t._device for t in inputs if isinstance(t, T) and (t._device.type != "cpu" or t.ndim)}
+    if len(main) != 1:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                           f"devices, {_dev_names(first, other)}!")
+    (target,) = main
+    moved = [t.to(target) if isinstance(t, T) and t._device is not target else t for t in inputs]
+    return cls.apply(*moved, **params)
 
 
 def _forward_quietly(node: Node, arrays: list[Any]) -> Any:

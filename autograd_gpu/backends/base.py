@@ -14,6 +14,11 @@ Shape = tuple[int, ...]
 Axis = int | tuple[int, ...] | None
 
 
+class OutOfMemoryError(RuntimeError):
+    """A device could not allocate what an op asked for (``torch.OutOfMemoryError``). The
+    message names the bytes asked for and the bytes held; freeing tensors and retrying works."""
+
+
 class Backend(Protocol):
     """What ops, factories and the engine may call on a device's backend."""
 

@@ -1,6 +1,6 @@
 """CUDA availability. CuPy is imported here only, lazily, and only when CUDA is asked for.
 
-The CuPy backend itself arrives with the CUDA issue; until then asking for a CUDA tensor says
+Without CuPy or without a GPU, ``is_available()`` is False and asking for a CUDA tensor says
 clearly why it cannot be had and how to get it.
 """
 
@@ -22,9 +22,8 @@ def _cupy() -> Any:
     return cupy
 
 
-# NOTE: False until the CuPy backend lands (the CUDA issue): until then a GPU is reported as not
-# available, so that `device="auto"` paths and the test fixture fall back to the CPU cleanly.
-BACKEND_READY = False
+# NOTE: kept as a switch so that a build can refuse CUDA tensors cleanly (tests flip it).
+BACKEND_READY = True
 
 
 def _gpu_present() -> bool:
@@ -60,10 +59,8 @@ def check_cuda_available() -> None:
             f"installed a driver; CuPy is installed but sees no CUDA device. {_INSTALL_HINT}"
         )
     if not BACKEND_READY:
-        raise RuntimeError(
-            "CUDA tensors are not supported by this build of autograd_gpu yet: the CuPy backend "
-            "is not built; use device='cpu'"
-        )
+        raise RuntimeError("CUDA tensors are switched off in this build of autograd_gpu "
+                           "(cuda_support.BACKEND_READY is False); use device='cpu'")
 
 
 def current_device() -> int:
@@ -72,5 +69,37 @@ def current_device() -> int:
 
 
 def backend_for(dev: Any) -> Any:
+    """The CuPy backend for ``dev`` (``cuda:N``), loaded now; bound to that device when the
+    machine has several, so its work runs there whatever the current device is."""
     check_cuda_available()
-    raise AssertionError("unreachable until the CuPy backend lands")
+    count = _count()
+    if dev.index is not None and dev.index >= count:
+        raise RuntimeError(f"CUDA error: invalid device ordinal (device {dev.index} asked for, "
+                           f"{count} present)")
+    from .cupy_backend import cupy_backend
+
+    if count == 1:
+        return cupy_backend
+    return _DeviceBound(cupy_backend, dev.index or 0)
+
+
+class _DeviceBound:
+    """A backend whose every call runs with its CUDA device current (multi-GPU machines)."""
+
+    def __init__(self, backend: Any, index: int) -> None:
+        self._backend = backend
+        self._device = _cupy().cuda.Device(index)
+        self.name, self.ndarray, self.generic = backend.name, backend.ndarray, backend.generic
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._backend, name)
+        if not callable(fn):
+            return fn
+        device = self._device
+
+        def on_device(*args: Any, **kwargs: Any) -> Any:
+            with device:
+                return fn(*args, **kwargs)
+
+        setattr(self, name, on_device)
+        return on_device

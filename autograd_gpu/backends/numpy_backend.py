@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .base import Array, Axis, Shape
+from .composite import Composite
 
 
 # Typed as Any: NumPy's stubs want a literal for ``keepdims`` in ``reduce``.
@@ -22,7 +23,7 @@ _MINIMUM: Any = np.minimum
 _ERF: Any = np.frompyfunc(math.erf, 1, 1)
 
 
-class NumpyBackend:
+class NumpyBackend(Composite):
     """NumPy behind the backend interface. Ufuncs are stored as-is: they do not bind as methods,
     so ``backend.add(x, y)`` costs exactly one NumPy call."""
 
@@ -64,6 +65,8 @@ class NumpyBackend:
     @staticmethod
     def from_host(x: np.ndarray) -> Array:
         return x
+
+    from_dlpack = staticmethod(np.from_dlpack)
 
     # elementwise
     add = np.add

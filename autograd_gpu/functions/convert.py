@@ -75,7 +75,10 @@ class Storage:
         self._base = base
 
     def data_ptr(self) -> int:
-        return int(self._base.__array_interface__["data"][0])
+        iface = getattr(self._base, "__cuda_array_interface__", None)
+        if iface is None:
+            iface = self._base.__array_interface__
+        return int(iface["data"][0])
 
     def nbytes(self) -> int:
         return int(self._base.nbytes)

@@ -158,8 +158,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     scale = None
     if scale_grad_by_freq:
         flat = idx.reshape(-1)
-        counts = b.zeros((num,), "int64")
-        b.index_add(counts, flat, b.ones(flat.shape, "int64"))
+        # NOTE: counted in float64 (exact for any count that fits in memory): CuPy's scatter_add
+        # has no int64 (CUDA has no signed 64-bit atomicAdd).
+        counts = b.zeros((num,), "float64")
+        b.index_add(counts, flat, b.ones(flat.shape, "float64"))
         scale = 1.0 / counts[flat]
     return norm_ops.Embedding.apply(weight, indices=idx, padding_idx=padding_idx, scale=scale,
                                     num=num)

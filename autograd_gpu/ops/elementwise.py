@@ -382,6 +382,8 @@ class Tanh(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
+        if self._raw:  # bare arrays: one fused kernel on the GPU
+            return self.backend.tanh_backward(out, grad)
         return grad * (1 - out * out)
 
 
@@ -395,6 +397,8 @@ class Sigmoid(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
+        if self._raw:
+            return self.backend.sigmoid_backward(out, grad)
         return grad * out * (1 - out)
 
 
@@ -403,11 +407,13 @@ class Relu(_Unary):
     raw_ok = True
 
     def forward(self, x: Any) -> Any:
-        out = self.backend.maximum(x, 0).astype(x.dtype, copy=False)
+        out = self.backend.relu(x)
         self.save_for_backward(out)
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
+        if self._raw:
+            return self.backend.relu_backward(out, grad)
         # NOTE: the gradient at x == 0 is 0, as in PyTorch (out > 0 is false there).
         return threshold_grad(self, grad, out, out > 0, 0.0, "ThresholdBackwardBackward0")
 

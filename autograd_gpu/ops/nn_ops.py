@@ -8,12 +8,10 @@ import math
 from typing import Any
 
 from ..autograd.node import Node
+from ..backends.composite import GELU_BETA, GELU_KAPPA, SQRT1_2
 from .elementwise import _quiet, _Unary, threshold_grad
 
-_SQRT1_2 = math.sqrt(0.5)
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
-_GELU_BETA = math.sqrt(2.0 / math.pi)  # the tanh approximation's sqrt(2 / pi)
-_GELU_KAPPA = 0.044715
 
 
 def _reduce(b: Any, losses: Any, reduction: str) -> Any:
@@ -54,22 +52,20 @@ class Gelu(_Unary):
         self.approximate = approximate
 
     def forward(self, x: Any) -> Any:
-        b = self.backend
         self.save_for_backward(x)
-        if self.approximate == "tanh":
-            inner = _GELU_BETA * (x + _GELU_KAPPA * x * x * x)
-            return 0.5 * x * (1 + b.tanh(inner))
-        return 0.5 * x * (1 + b.erf(x * _SQRT1_2))
+        return self.backend.gelu(x, self.approximate)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
+        if self._raw:
+            return self.backend.gelu_backward(x, grad, self.approximate)
         if self.approximate == "tanh":
             x_sq = x * x
-            th = (_GELU_BETA * (x + _GELU_KAPPA * x_sq * x)).tanh()
+            th = (GELU_BETA * (x + GELU_KAPPA * x_sq * x)).tanh()
             left = 0.5 * (1 + th)
-            right = 0.5 * x * (1 - th * th) * _GELU_BETA * (1 + 3 * _GELU_KAPPA * x_sq)
+            right = 0.5 * x * (1 - th * th) * GELU_BETA * (1 + 3 * GELU_KAPPA * x_sq)
             return grad * (left + right)
-        cdf = 0.5 * (1 + Erf.apply(x * _SQRT1_2))
-        pdf = (-0.5 * x * x).exp() * (0.5 * _2_SQRTPI * _SQRT1_2)
+        cdf = 0.5 * (1 + Erf.apply(x * SQRT1_2))
+        pdf = (-0.5 * x * x).exp() * (0.5 * _2_SQRTPI * SQRT1_2)
         return grad * (cdf + x * pdf)
 
 
@@ -82,9 +78,11 @@ class LeakyRelu(_Unary):
 
     def forward(self, x: Any) -> Any:
         self.save_for_backward(x)
-        return self.backend.where(x > 0, x, x * self.slope)
+        return self.backend.leaky_relu(x, self.slope)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
+        if self._raw:
+            return self.backend.leaky_relu_backward(x, grad, self.slope)
         # NOTE: the slope at x == 0 is negative_slope, as in PyTorch.
         return threshold_grad(self, grad, x, x > 0, self.slope, "LeakyReluBackwardBackward0")
 
@@ -112,9 +110,11 @@ class Silu(_Unary):
 
     def forward(self, x: Any) -> Any:
         self.save_for_backward(x)
-        return x * self.backend.sigmoid(x).astype(x.dtype, copy=False)
+        return self.backend.silu(x)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
+        if self._raw:
+            return self.backend.silu_backward(x, grad)
         s = x.sigmoid()
         return grad * s * (1 + x * (1 - s))
 

@@ -226,9 +226,10 @@ class MaxMinDim(Node):
                 f"{'max' if self.is_max else 'min'}(): Expected reduction dim {self.dim} to have "
                 "non-zero size."
             )
-        idx = (b.argmax if self.is_max else b.argmin)(x, axis=self.dim, keepdims=True) if x.ndim else \
-            b.zeros((), "int64")
-        values = b.take_along_axis(x, idx, axis=self.dim) if x.ndim else b.copy(x)
+        if x.ndim:
+            values, idx = b.arg_reduce(x, self.dim, self.is_max)
+        else:
+            values, idx = b.copy(x), b.zeros((), "int64")
         if not self.keepdim and x.ndim:
             values = b.squeeze(values, axis=self.dim)
             idx = b.squeeze(idx, axis=self.dim)
@@ -250,17 +251,7 @@ class LogSumExp(_Reduce):
     node_name = "LogsumexpBackward0"
 
     def forward(self, x: Any) -> Any:
-        b = self.backend
-        m = b.max(x, axis=self.dims, keepdims=True) if x.size else b.zeros((1,) * x.ndim, x.dtype)
-        # NOTE: subtract the max for stability; an infinite max is replaced by 0 so that
-        # inf - inf never makes NaN (the result is then inf or -inf, as it should be).
-        m = b.where(b.isfinite(m), m, 0)
-        s = b.sum(b.exp(x - m), axis=self.dims, keepdims=True)
-        with b.errstate(divide="ignore"):
-            out = b.log(s) + m
-        if not self.keepdim:
-            out = b.squeeze(out, axis=self.dims)
-        out = out.astype(x.dtype, copy=False)
+        out = self.backend.logsumexp(x, self.dims, self.keepdim)
         self.save_for_backward(x, out)
         self.shape = x.shape
         return out

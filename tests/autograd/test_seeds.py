@@ -61,6 +61,6 @@ def test_grad_accumulates_and_retain_graph(device: str) -> None:
     y = (x * x).sum()
     y.backward(retain_graph=True)
     y.backward()
-    np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [4.0, 8.0])
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         y.backward()

@@ -74,8 +74,8 @@ def test_softplus_never_overflows(beta: float, device: str) -> None:
     out = ag.nn.functional.softplus(x, beta=beta, threshold=1e6)
     out.sum().backward()
     want = [1000.0, 0.0, 80.0 + math.log1p(math.exp(-80 * beta)) / beta, math.log(2) / beta]
-    np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-6)
-    np.testing.assert_allclose(x.grad.numpy(), [1.0, 0.0, 1.0, 0.5], atol=1e-6)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [1.0, 0.0, 1.0, 0.5], atol=1e-6)
 
 
 def test_inplace_activations(device: str) -> None:
@@ -98,7 +98,7 @@ def test_softmax_implicit_dim_warns(device: str) -> None:
     x = ag.ones(2, 3, device=device)
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
         out = ag.nn.functional.softmax(x)
-    np.testing.assert_allclose(out.numpy(), np.full((2, 3), 1 / 3), rtol=1e-6)
+    np.testing.assert_allclose(out.cpu().numpy(), np.full((2, 3), 1 / 3), rtol=1e-6)
 
 
 def test_gelu_rejects_unknown_approximation(device: str) -> None:
@@ -134,11 +134,11 @@ def test_dropout_statistics_and_gradient(device: str) -> None:
     x = ag.ones(200, 500, device=device, requires_grad=True)
     out = ag.nn.functional.dropout(x, p=0.3)
     assert out.grad_fn.name() == "MulBackward0"
-    kept = out.detach().numpy() != 0
+    kept = out.detach().cpu().numpy() != 0
     assert abs(kept.mean() - 0.7) < 0.01
-    np.testing.assert_allclose(out.detach().numpy()[kept], 1 / 0.7, rtol=1e-6)
+    np.testing.assert_allclose(out.detach().cpu().numpy()[kept], 1 / 0.7, rtol=1e-6)
     out.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), kept / 0.7, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), kept / 0.7, rtol=1e-6)
 
 
 def test_dropout_identity_cases(device: str) -> None:
@@ -147,7 +147,7 @@ def test_dropout_identity_cases(device: str) -> None:
     assert F.dropout(x, 0.5, training=False) is x
     assert F.dropout(x, 0.0) is x
     zero = F.dropout(x, 1.0)
-    assert zero.grad_fn.name() == "MulBackward0" and not zero.detach().numpy().any()
+    assert zero.grad_fn.name() == "MulBackward0" and not zero.detach().cpu().numpy().any()
 
 
 @pytest.mark.parametrize("p", [-0.1, 1.5])

@@ -1,0 +1,128 @@
+"""Fused primitives written with a backend's own one-liners.
+
+These are the entries a GPU serves with one kernel each (activations and their backwards,
+row-wise softmax, logsumexp, max/min with indices, cross-entropy): the NumPy backend inherits them
+as they are, the CuPy backend overrides them with RawKernels and falls back here for the dtypes
+its kernels do not cover. ``self`` is the backend object; every method takes and returns arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .base import Array, Axis
+
+SQRT1_2 = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+GELU_BETA = math.sqrt(2.0 / math.pi)  # the tanh approximation's sqrt(2 / pi)
+GELU_KAPPA = 0.044715
+
+
+class Composite:
+    """Mixin of fused primitives built from the backend's elementwise and reduction entries."""
+
+    # ---- activations and their backwards (``grad`` is the incoming gradient) ------------------
+    def relu(self: Any, x: Array) -> Array:
+        return self.maximum(x, 0).astype(x.dtype, copy=False)
+
+    def relu_backward(self: Any, out: Array, grad: Array) -> Array:
+        # NOTE: the gradient at x == 0 is 0, as in PyTorch (out > 0 is false there).
+        return self.where(out > 0, grad, 0).astype(grad.dtype, copy=False)
+
+    def leaky_relu(self: Any, x: Array, slope: float) -> Array:
+        return self.where(x > 0, x, x * slope)
+
+    def leaky_relu_backward(self: Any, x: Array, grad: Array, slope: float) -> Array:
+        # NOTE: the slope at x == 0 is negative_slope, as in PyTorch.
+        return self.where(x > 0, grad, grad * slope)
+
+    def sigmoid_backward(self: Any, out: Array, grad: Array) -> Array:
+        return grad * out * (1 - out)
+
+    def tanh_backward(self: Any, out: Array, grad: Array) -> Array:
+        return grad * (1 - out * out)
+
+    def gelu(self: Any, x: Array, approximate: str) -> Array:
+        if approximate == "tanh":
+            inner = GELU_BETA * (x + GELU_KAPPA * x * x * x)
+            return 0.5 * x * (1 + self.tanh(inner))
+        return 0.5 * x * (1 + self.erf(x * SQRT1_2))
+
+    def gelu_backward(self: Any, x: Array, grad: Array, approximate: str) -> Array:
+        if approximate == "tanh":
+            x_sq = x * x
+            th = self.tanh(GELU_BETA * (x + GELU_KAPPA * x_sq * x))
+            left = 0.5 * (1 + th)
+            right = 0.5 * x * (1 - th * th) * GELU_BETA * (1 + 3 * GELU_KAPPA * x_sq)
+            return grad * (left + right)
+        cdf = 0.5 * (1 + self.erf(x * SQRT1_2))
+        pdf = self.exp(-0.5 * x * x) * _INV_SQRT_2PI
+        return grad * (cdf + x * pdf)
+
+    def silu(self: Any, x: Array) -> Array:
+        return x * self.sigmoid(x).astype(x.dtype, copy=False)
+
+    def silu_backward(self: Any, x: Array, grad: Array) -> Array:
+        s = self.sigmoid(x).astype(x.dtype, copy=False)
+        return grad * s * (1 + x * (1 - s))
+
+    # ---- row-wise softmax along one axis ----------------------------------------------------
+    def softmax(self: Any, x: Array, axis: int) -> Array:
+        if not x.size:
+            return self.copy(x)
+        # NOTE: subtract the row max so that exp never overflows.
+        e = self.exp(x - self.max(x, axis=axis, keepdims=True))
+        return e / self.sum(e, axis=axis, keepdims=True)
+
+    def log_softmax(self: Any, x: Array, axis: int) -> Array:
+        if not x.size:
+            return self.copy(x)
+        # NOTE: x - max - log(sum(exp(x - max))): stable for large |x|.
+        shifted = x - self.max(x, axis=axis, keepdims=True)
+        return shifted - self.log(self.sum(self.exp(shifted), axis=axis, keepdims=True))
+
+    def softmax_backward(self: Any, out: Array, grad: Array, axis: int) -> Array:
+        return out * (grad - self.sum(grad * out, axis=axis, keepdims=True))
+
+    def log_softmax_backward(self: Any, out: Array, grad: Array, axis: int) -> Array:
+        return grad - self.exp(out) * self.sum(grad, axis=axis, keepdims=True)
+
+    # ---- reductions -------------------------------------------------------------------------
+    def logsumexp(self: Any, x: Array, axis: Axis, keepdims: bool = False) -> Array:
+        m = self.max(x, axis=axis, keepdims=True) if x.size else self.zeros((1,) * x.ndim, x.dtype)
+        # NOTE: subtract the max for stability; an infinite max is replaced by 0 so that
+        # inf - inf never makes NaN (the result is then inf or -inf, as it should be).
+        m = self.where(self.isfinite(m), m, 0)
+        s = self.sum(self.exp(x - m), axis=axis, keepdims=True)
+        with self.errstate(divide="ignore"):
+            out = self.log(s) + m
+        if not keepdims:
+            out = self.squeeze(out, axis=axis)
+        return out.astype(x.dtype, copy=False)
+
+    def arg_reduce(self: Any, x: Array, axis: int, is_max: bool) -> tuple[Array, Array]:
+        """The max (or min) along ``axis`` and its first index, both with ``axis`` kept; NaN
+        wins, as in PyTorch."""
+        idx = (self.argmax if is_max else self.argmin)(x, axis=axis, keepdims=True)
+        return self.take_along_axis(x, idx, axis), idx.astype("int64", copy=False)
+
+    # ---- cross-entropy over class-index targets (rows of logits) ------------------------------
+    def cross_entropy(self: Any, logits: Array, target: Array,
+                      ignore_index: int = -100) -> tuple[Array, Array]:
+        """Per-row ``logsumexp(logits[n]) - logits[n, target[n]]`` (0 where the target is
+        ignored) and the per-row logsumexp, for ``(N, C)`` logits and ``(N,)`` int64 targets."""
+        lse = self.logsumexp(logits, 1)
+        ignored = self.equal(target, ignore_index)
+        safe = self.where(ignored, 0, target).reshape(-1, 1)
+        picked = self.take_along_axis(logits, safe, 1).reshape(-1)
+        return self.where(ignored, 0, lse - picked).astype(logits.dtype, copy=False), lse
+
+    def cross_entropy_backward(self: Any, logits: Array, target: Array, lse: Array,
+                               grad_loss: Array, ignore_index: int = -100) -> Array:
+        """``(softmax(logits) - onehot(target)) * grad_loss[n]``, zero rows where ignored."""
+        classes = self.arange(0, logits.shape[1], 1, "int64").reshape(1, -1)
+        hot = self.equal(classes, target.reshape(-1, 1))
+        coef = self.where(self.equal(target, ignore_index), 0, grad_loss).reshape(-1, 1)
+        soft = self.exp(logits - lse.reshape(-1, 1))
+        return ((soft - hot) * coef).astype(logits.dtype, copy=False)

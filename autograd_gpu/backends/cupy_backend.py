@@ -1,0 +1,582 @@
+"""The CUDA backend: CuPy, in the order of ``base.Backend``, with the float elementwise and
+reduction entries routed to our RawKernels (``cuda_kernels``, CUDA C in ``kernels/*.cu``).
+
+Everything here mirrors ``numpy_backend.py``: same names, same broadcasting and dtype rules. Float
+arrays of one dtype (float16/32/64) go to our kernels; integer and bool arrays, mixed dtypes and
+anything the kernels do not cover fall back to CuPy's own functions, which follow NumPy's rules.
+Set ``AUTOGRAD_GPU_KERNELS=0`` to run on CuPy's functions only (for comparing against them).
+
+Imported only when a CUDA tensor is first asked for (``cuda_support.backend_for``), so CuPy is
+never imported on a CPU-only program.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any, Callable
+
+import cupy as cp
+import cupyx
+import numpy as np
+
+from . import cuda_kernels as K
+from .base import Array, Axis, OutOfMemoryError, Shape
+from .composite import Composite
+
+USE_KERNELS = os.environ.get("AUTOGRAD_GPU_KERNELS", "1") != "0"
+
+
+def _kernels_for(*xs: Any) -> bool:
+    return USE_KERNELS and K.supported(*xs)
+
+
+def _unary(op: str, fallback: Callable[[Array], Array]) -> Any:
+    """A backend entry: our kernel for float arrays, else CuPy's ``fallback``."""
+
+    def run(x: Array) -> Array:
+        if _kernels_for(x):
+            return K.unary(op, x)
+        return fallback(x)
+
+    run.__name__ = op
+    return staticmethod(run)
+
+
+def _binary(op: str, fallback: Any) -> Any:
+    """A broadcasting binary entry with NumPy's ``out=``: our kernel when both operands are
+    float arrays of one dtype (or one is a Python scalar), else CuPy's ufunc."""
+
+    def run(x: Any, y: Any, out: Array | None = None, casting: str = "same_kind") -> Array:
+        if _kernels_for(x, y) and (out is None or K.supported(out, x, y)):
+            return K.binary(op, x, y, out=out)
+        return fallback(x, y) if out is None else fallback(x, y, out=out, casting=casting)
+
+    run.__name__ = op
+    return staticmethod(run)
+
+
+def _float_reduce(op: str, fallback: Any) -> Any:
+    def run(x: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+        if _kernels_for(x) and x.size:
+            return K.reduce(op, x, axis, keepdims)
+        return fallback(x, axis=axis, keepdims=keepdims)
+
+    run.__name__ = op
+    return staticmethod(run)
+
+
+class _NoErrstate(contextlib.AbstractContextManager):
+    """CuPy has no floating-point error state: inf and nan arise silently, as in PyTorch."""
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_ERRSTATE = _NoErrstate()
+
+
+class CupyGenerator:
+    """A seeded CuPy random stream with NumPy's ``bit_generator.state`` protocol.
+
+    NOTE: CuPy's generators cannot report their state. Reading ``state`` therefore draws a fresh
+    seed from the stream and reseeds with it; setting ``state`` reseeds with the value read, so
+    ``set_state(get_state())`` replays the same numbers (the contract of ``Generator``).
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.bit_generator = self
+        self._reseed(seed)
+
+    def _reseed(self, seed: int) -> None:
+        self._seed = int(seed)
+        self.rs = cp.random.RandomState(self._seed)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        seed = int(self.rs.randint(0, 2**62, size=1, dtype="int64").get()[0])
+        self._reseed(seed)
+        return {"bit_generator": "cupy.RandomState", "seed": seed}
+
+    @state.setter
+    def state(self, value: dict[str, Any]) -> None:
+        self._reseed(value["seed"])
+
+
+class CupyBackend(Composite):
+    """CuPy behind the backend interface, with RawKernels for the float elementwise and
+    reduction work (see the module docstring)."""
+
+    name = "cupy"
+    ndarray = cp.ndarray
+    generic = ()  # CuPy returns 0-d arrays, never scalars
+
+    # creation
+    @staticmethod
+    def asarray(obj: Any, dtype: Any = None) -> Array:
+        return cp.asarray(obj, dtype=dtype)
+
+    @staticmethod
+    def empty(shape: Shape, dtype: Any = "float32") -> Array:
+        return cp.empty(shape, dtype=dtype)
+
+    @staticmethod
+    def zeros(shape: Shape, dtype: Any = "float32") -> Array:
+        return cp.zeros(shape, dtype=dtype)
+
+    @staticmethod
+    def ones(shape: Shape, dtype: Any = "float32") -> Array:
+        return cp.ones(shape, dtype=dtype)
+
+    @staticmethod
+    def full(shape: Shape, fill_value: Any, dtype: Any = None) -> Array:
+        return cp.full(shape, fill_value, dtype=dtype)
+
+    @staticmethod
+    def linspace(start: float, stop: float, num: int, dtype: Any = None) -> Array:
+        return cp.linspace(start, stop, num, dtype=dtype)
+
+    @staticmethod
+    def zeros_like(x: Array, dtype: Any = None) -> Array:
+        return cp.zeros_like(x, dtype=dtype)
+
+    @staticmethod
+    def ones_like(x: Array, dtype: Any = None) -> Array:
+        return cp.ones_like(x, dtype=dtype)
+
+    @staticmethod
+    def ascontiguousarray(x: Array, dtype: Any = None) -> Array:
+        return cp.ascontiguousarray(x, dtype=dtype)
+
+    @staticmethod
+    def arange(start: Any, stop: Any, step: Any, dtype: str) -> Array:
+        return cp.arange(start, stop, step, dtype=dtype)
+
+    @staticmethod
+    def eye(n: int, m: int, dtype: str) -> Array:
+        return cp.eye(n, m, dtype=dtype)
+
+    @staticmethod
+    def copy(x: Array) -> Array:
+        return cp.array(x, copy=True)
+
+    @staticmethod
+    def astype(x: Array, dtype: str) -> Array:
+        return x.astype(dtype)
+
+    @staticmethod
+    def to_host(x: Array) -> np.ndarray:
+        return cp.asnumpy(x)
+
+    @staticmethod
+    def from_host(x: np.ndarray) -> Array:
+        return cp.asarray(x)
+
+    @staticmethod
+    def from_dlpack(x: Any) -> Array:
+        return cp.from_dlpack(x)
+
+    # elementwise
+    add = _binary("add", cp.add)
+    subtract = _binary("sub", cp.subtract)
+    multiply = _binary("mul", cp.multiply)
+    true_divide = _binary("div", cp.true_divide)
+    floor_divide = staticmethod(cp.floor_divide)
+    remainder = staticmethod(cp.remainder)
+
+    @staticmethod
+    def power(x: Any, y: Any) -> Array:
+        if _kernels_for(x, y):
+            return K.binary("pow", x, y)
+        return cp.power(x, y)
+
+    negative = _unary("neg", cp.negative)
+    abs = _unary("abs", cp.abs)
+    sign = _unary("sign", cp.sign)
+    exp = _unary("exp", cp.exp)
+    log = _unary("log", cp.log)
+    log1p = _unary("log1p", cp.log1p)
+    expm1 = _unary("expm1", cp.expm1)
+    sqrt = _unary("sqrt", cp.sqrt)
+    sin = _unary("sin", cp.sin)
+    cos = _unary("cos", cp.cos)
+    tanh = _unary("tanh", cp.tanh)
+    floor = _unary("floor", cp.floor)
+
+    @staticmethod
+    def maximum(x: Any, y: Any) -> Array:
+        if _kernels_for(x, y):
+            return K.binary("maximum", x, y)
+        return cp.maximum(x, y)
+
+    @staticmethod
+    def minimum(x: Any, y: Any) -> Array:
+        if _kernels_for(x, y):
+            return K.binary("minimum", x, y)
+        return cp.minimum(x, y)
+
+    fmax = staticmethod(cp.fmax)
+
+    @staticmethod
+    def where(cond: Array, x: Any, y: Any) -> Array:
+        if _kernels_for(x, y) and isinstance(cond, cp.ndarray) and cond.dtype == cp.bool_:
+            return K.where(cond, x, y)
+        return cp.where(cond, x, y)
+
+    @staticmethod
+    def clip(x: Array, lo: Any, hi: Any) -> Array:
+        return cp.clip(x, lo, hi)
+
+    isnan = staticmethod(cp.isnan)
+    isinf = staticmethod(cp.isinf)
+    isfinite = staticmethod(cp.isfinite)
+    equal = _binary("eq", cp.equal)
+    not_equal = _binary("ne", cp.not_equal)
+    less = _binary("lt", cp.less)
+    less_equal = _binary("le", cp.less_equal)
+    greater = _binary("gt", cp.greater)
+    greater_equal = _binary("ge", cp.greater_equal)
+    logical_not = staticmethod(cp.logical_not)
+    logical_and = staticmethod(cp.logical_and)
+    logical_or = staticmethod(cp.logical_or)
+    logical_xor = staticmethod(cp.logical_xor)
+
+    @staticmethod
+    def copyto(dst: Array, src: Any, casting: str = "same_kind") -> None:
+        cp.copyto(dst, src, casting=casting)
+
+    sigmoid = _unary("sigmoid", lambda x: 1.0 / (1.0 + cp.exp(-x)))
+    erf = _unary("erf", lambda x: _special().erf(x))
+
+    # reductions
+    @staticmethod
+    def sum(x: Array, axis: Axis = None, keepdims: bool = False, dtype: Any = None) -> Array:
+        if dtype is None and _kernels_for(x) and x.size:
+            return K.reduce("sum", x, axis, keepdims)
+        return cp.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    @staticmethod
+    def prod(x: Array, axis: Axis = None, keepdims: bool = False, dtype: Any = None) -> Array:
+        return cp.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    max = _float_reduce("max", cp.amax)
+    min = _float_reduce("min", cp.amin)
+
+    @staticmethod
+    def argmax(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+        if _kernels_for(x) and x.size:
+            return K.arg_reduce("max", x, axis, keepdims)[1]
+        return _keep(cp.argmax(x, axis=axis), x, axis, keepdims)
+
+    @staticmethod
+    def argmin(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+        if _kernels_for(x) and x.size:
+            return K.arg_reduce("min", x, axis, keepdims)[1]
+        return _keep(cp.argmin(x, axis=axis), x, axis, keepdims)
+
+    @staticmethod
+    def any(x: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+        return cp.any(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def all(x: Array, axis: Axis = None, keepdims: bool = False) -> Array:
+        return cp.all(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def cumsum(x: Array, axis: int | None = None, dtype: Any = None) -> Array:
+        return cp.cumsum(x, axis=axis, dtype=dtype)
+
+    @staticmethod
+    def sort(x: Array, axis: int = -1, **_: Any) -> Array:
+        return cp.sort(x, axis=axis)
+
+    # movement
+    @staticmethod
+    def reshape(x: Array, shape: Shape) -> Array:
+        return cp.reshape(x, shape)
+
+    @staticmethod
+    def transpose(x: Array, axes: tuple[int, ...] | None = None) -> Array:
+        return cp.transpose(x, axes)
+
+    @staticmethod
+    def broadcast_to(x: Array, shape: Shape) -> Array:
+        return cp.broadcast_to(x, shape)
+
+    @staticmethod
+    def as_strided(x: Array, shape: Shape, strides: Shape) -> Array:
+        """A view of ``x``'s buffer with ``shape`` and byte ``strides`` (the caller keeps it
+        inside the buffer and never writes through it)."""
+        return cp.lib.stride_tricks.as_strided(x, shape, strides)
+
+    @staticmethod
+    def concatenate(xs: list[Array], axis: int = 0) -> Array:
+        return cp.concatenate(xs, axis=axis)
+
+    @staticmethod
+    def stack(xs: list[Array], axis: int = 0) -> Array:
+        return cp.stack(xs, axis=axis)
+
+    @staticmethod
+    def take_along_axis(x: Array, idx: Array, axis: int) -> Array:
+        return cp.take_along_axis(x, idx, axis)
+
+    @staticmethod
+    def put_along_axis(x: Array, idx: Array, values: Any, axis: int) -> None:
+        x[_along_axis_key(idx, axis)] = values
+
+    @staticmethod
+    def nonzero(x: Array) -> tuple[Array, ...]:
+        return cp.nonzero(x)
+
+    @staticmethod
+    def shares_memory(x: Array, y: Array) -> bool:
+        return bool(cp.shares_memory(x, y))
+
+    @staticmethod
+    def expand_dims(x: Array, axis: Any) -> Array:
+        return cp.expand_dims(x, axis)
+
+    @staticmethod
+    def squeeze(x: Array, axis: Any = None) -> Array:
+        return cp.squeeze(x, axis=axis)
+
+    @staticmethod
+    def moveaxis(x: Array, source: Any, destination: Any) -> Array:
+        return cp.moveaxis(x, source, destination)
+
+    @staticmethod
+    def view(x: Array, shape: Shape) -> Array | None:
+        """``x`` reshaped without copying, or None when its strides make that impossible."""
+        out = x.reshape(shape)
+        # NOTE: CuPy's reshape returns a view when it can and a copy otherwise; a copy has a
+        # buffer of its own.
+        if x.size and out.data.ptr != x.data.ptr:
+            return None
+        return out
+
+    @staticmethod
+    def index_add(x: Array, key: Any, values: Array) -> None:
+        cupyx.scatter_add(x, key, values)
+
+    @staticmethod
+    def scatter_add(out: Array, index: Array, src: Array, axis: int) -> None:
+        """``out[..., index[i], ...] += src[i]`` along ``axis`` (repeated indices accumulate)."""
+        cupyx.scatter_add(out, _along_axis_key(index, axis), src)
+
+    @staticmethod
+    def is_contiguous(x: Array) -> bool:
+        return bool(x.flags.c_contiguous)
+
+    @staticmethod
+    def owns_writable(x: Array) -> bool:
+        """True when ``x`` owns its buffer (CuPy arrays are always writable)."""
+        return x.base is None
+
+    # linear algebra (cuBLAS through CuPy)
+    matmul = staticmethod(cp.matmul)
+
+    @staticmethod
+    def dot(x: Array, y: Array) -> Array:
+        return cp.dot(x, y)
+
+    # random
+    @staticmethod
+    def new_generator(seed: int) -> CupyGenerator:
+        return CupyGenerator(seed)
+
+    @staticmethod
+    def random(gen: CupyGenerator, shape: Shape, dtype: str) -> Array:
+        if dtype in ("float32", "float64"):
+            return gen.rs.random_sample(shape, dtype=dtype)
+        return gen.rs.random_sample(shape).astype(dtype)
+
+    @staticmethod
+    def standard_normal(gen: CupyGenerator, shape: Shape, dtype: str) -> Array:
+        if dtype in ("float32", "float64"):
+            return gen.rs.standard_normal(shape, dtype=dtype)
+        return gen.rs.standard_normal(shape).astype(dtype)
+
+    @staticmethod
+    def integers(gen: CupyGenerator, low: int, high: int, shape: Shape, dtype: str) -> Array:
+        return gen.rs.randint(low, high, size=shape, dtype=dtype)
+
+    @staticmethod
+    def permutation(gen: CupyGenerator, n: int) -> Array:
+        return gen.rs.permutation(n)
+
+    @staticmethod
+    def errstate(**kw: Any) -> Any:
+        return _NO_ERRSTATE
+
+    # fused primitives: one kernel each (Composite's formulas for other dtypes)
+    def relu(self, x: Array) -> Array:
+        return K.unary("relu", x) if _kernels_for(x) else Composite.relu(self, x)
+
+    def relu_backward(self, out: Array, grad: Array) -> Array:
+        if _kernels_for(out, grad):
+            return K.unary_backward("relu", out, grad)
+        return Composite.relu_backward(self, out, grad)
+
+    def leaky_relu(self, x: Array, slope: float) -> Array:
+        if _kernels_for(x):
+            return K.unary("leaky_relu", x, slope)
+        return Composite.leaky_relu(self, x, slope)
+
+    def leaky_relu_backward(self, x: Array, grad: Array, slope: float) -> Array:
+        if _kernels_for(x, grad):
+            return K.unary_backward("leaky_relu", x, grad, slope)
+        return Composite.leaky_relu_backward(self, x, grad, slope)
+
+    def sigmoid_backward(self, out: Array, grad: Array) -> Array:
+        if _kernels_for(out, grad):
+            return K.unary_backward("sigmoid", out, grad)
+        return Composite.sigmoid_backward(self, out, grad)
+
+    def tanh_backward(self, out: Array, grad: Array) -> Array:
+        if _kernels_for(out, grad):
+            return K.unary_backward("tanh", out, grad)
+        return Composite.tanh_backward(self, out, grad)
+
+    def gelu(self, x: Array, approximate: str) -> Array:
+        if _kernels_for(x):
+            return K.unary("gelu_tanh" if approximate == "tanh" else "gelu", x)
+        return Composite.gelu(self, x, approximate)
+
+    def gelu_backward(self, x: Array, grad: Array, approximate: str) -> Array:
+        if _kernels_for(x, grad):
+            return K.unary_backward("gelu_tanh" if approximate == "tanh" else "gelu", x, grad)
+        return Composite.gelu_backward(self, x, grad, approximate)
+
+    def silu(self, x: Array) -> Array:
+        return K.unary("silu", x) if _kernels_for(x) else Composite.silu(self, x)
+
+    def silu_backward(self, x: Array, grad: Array) -> Array:
+        if _kernels_for(x, grad):
+            return K.unary_backward("silu", x, grad)
+        return Composite.silu_backward(self, x, grad)
+
+    def softmax(self, x: Array, axis: int) -> Array:
+        return K.softmax(x, axis) if _kernels_for(x) else Composite.softmax(self, x, axis)
+
+    def log_softmax(self, x: Array, axis: int) -> Array:
+        return K.log_softmax(x, axis) if _kernels_for(x) else Composite.log_softmax(self, x, axis)
+
+    def softmax_backward(self, out: Array, grad: Array, axis: int) -> Array:
+        if _kernels_for(out, grad):
+            return K.softmax_backward(out, grad, axis)
+        return Composite.softmax_backward(self, out, grad, axis)
+
+    def log_softmax_backward(self, out: Array, grad: Array, axis: int) -> Array:
+        if _kernels_for(out, grad):
+            return K.log_softmax_backward(out, grad, axis)
+        return Composite.log_softmax_backward(self, out, grad, axis)
+
+    def logsumexp(self, x: Array, axis: Axis, keepdims: bool = False) -> Array:
+        if _kernels_for(x) and x.size:
+            return K.logsumexp(x, axis, keepdims)
+        return Composite.logsumexp(self, x, axis, keepdims)
+
+    def arg_reduce(self, x: Array, axis: int, is_max: bool) -> tuple[Array, Array]:
+        if _kernels_for(x) and x.size:
+            return K.arg_reduce("max" if is_max else "min", x, axis, True)
+        return Composite.arg_reduce(self, x, axis, is_max)
+
+    def cross_entropy(self, logits: Array, target: Array,
+                      ignore_index: int = -100) -> tuple[Array, Array]:
+        if _kernels_for(logits) and target.dtype == cp.int64 and logits.size:
+            return K.cross_entropy(logits, target, ignore_index)
+        return Composite.cross_entropy(self, logits, target, ignore_index)
+
+    def cross_entropy_backward(self, logits: Array, target: Array, lse: Array,
+                               grad_loss: Array, ignore_index: int = -100) -> Array:
+        if _kernels_for(logits, lse, grad_loss) and target.dtype == cp.int64 and logits.size:
+            return K.cross_entropy_backward(logits, target, lse, grad_loss, ignore_index)
+        return Composite.cross_entropy_backward(self, logits, target, lse, grad_loss,
+                                                ignore_index)
+
+
+def _keep(out: Array, x: Array, axis: int | None, keepdims: bool) -> Array:
+    """``out`` of an arg-reduction with the reduced axis kept as size 1 when asked."""
+    if not keepdims:
+        return out
+    if axis is None:
+        return out.reshape((1,) * x.ndim)
+    return cp.expand_dims(out, axis)
+
+
+def _along_axis_key(index: Array, axis: int) -> tuple[Any, ...]:
+    """The advanced-indexing key that pairs ``index`` along ``axis`` with the positions of
+    every other dimension (NumPy's ``indices(sparse=True)`` with ``index`` put in)."""
+    nd = index.ndim
+    axis = axis % nd if nd else 0
+    key: list[Any] = []
+    for d, n in enumerate(index.shape):
+        if d == axis:
+            key.append(index)
+        else:
+            shape = [1] * nd
+            shape[d] = n
+            key.append(cp.arange(n).reshape(shape))
+    return tuple(key)
+
+
+def _special() -> Any:
+    import cupyx.scipy.special
+
+    return cupyx.scipy.special
+
+
+# ---- memory: the allocator every CuPy allocation of ours goes through -------------------------
+
+def _install_allocator() -> None:
+    """Serve allocations from CuPy's default pool; on out-of-memory free the pool's cached
+    blocks and retry once, then raise ``OutOfMemoryError`` naming the bytes asked for and held.
+
+    NOTE: a Python allocator costs about a microsecond per allocation; it is the one place that
+    sees every allocation, which the memory tracker builds on.
+    """
+    pool = cp.get_default_memory_pool()
+    oom = cp.cuda.memory.OutOfMemoryError
+
+    def malloc(nbytes: int) -> Any:
+        try:
+            return pool.malloc(nbytes)
+        except oom:
+            ALLOC_STATS["num_alloc_retries"] += 1
+            pool.free_all_blocks()
+            try:
+                return pool.malloc(nbytes)
+            except oom:
+                ALLOC_STATS["num_ooms"] += 1
+                raise OutOfMemoryError(_oom_message(nbytes, pool)) from None
+
+    cp.cuda.set_allocator(malloc)
+
+
+ALLOC_STATS = {"num_alloc_retries": 0, "num_ooms": 0}
+
+
+def _oom_message(nbytes: int, pool: Any) -> str:
+    dev = cp.cuda.Device()
+    free, total = cp.cuda.runtime.memGetInfo()
+    return (f"CUDA out of memory. Tried to allocate {_human(nbytes)} ({nbytes} bytes). GPU "
+            f"{dev.id} has a total capacity of {_human(total)} of which {_human(free)} is free. "
+            f"Of the allocated memory {pool.used_bytes()} bytes are allocated by autograd_gpu "
+            f"tensors and {pool.total_bytes() - pool.used_bytes()} bytes are reserved but "
+            "unallocated. Free tensors you no longer need (del, or no_grad for inference) and "
+            "try again, or use a smaller batch.")
+
+
+def _human(n: int) -> str:
+    """``n`` bytes as PyTorch prints them in its OOM message (``2.00 GiB``)."""
+    if n < 1024:
+        return f"{n} bytes"
+    size, units = n / 1024, ["KiB", "MiB", "GiB", "TiB"]
+    while size >= 1024 and len(units) > 1:
+        size, units = size / 1024, units[1:]
+    return f"{size:.2f} {units[0]}"
+
+
+_install_allocator()
+cupy_backend = CupyBackend()

@@ -1,0 +1,88 @@
+"""A NumPy stand-in for CuPy, to run autograd_gpu's CUDA code path on a machine without a GPU.
+
+``install()`` puts fake ``cupy``, ``cupy.cuda`` (``runtime``, ``memory``), ``cupy.random``,
+``cupy.lib.stride_tricks``, ``cupyx`` and ``cupyx.scipy.special`` in ``sys.modules``. They
+implement the part of CuPy's API that autograd_gpu uses, on NumPy, with CuPy's strictness: a
+device array type of their own that refuses NumPy arrays as operands and implicit conversion to
+NumPy (see ``_array``), one device named "Fake CUDA device (NumPy)", a memory pool that counts
+bytes, and no kernels (``RawModule``/``RawKernel`` raise when used, so run with
+``AUTOGRAD_GPU_KERNELS=0``).
+
+Results on the fake say that the CUDA plumbing (devices, transfers, dtypes, views, the backend
+interface) is right; they say nothing about kernels, speed, or CuPy's own numerics.
+
+Known gaps against real CuPy: type promotion is NumPy 2's (NEP 50) whatever CuPy version is
+mimicked; NumPy functions CuPy lacks mostly work here; ``from_dlpack`` of host objects is refused;
+streams and events are synchronous no-ops; there is one device.
+
+Usage (``tests/conftest.py`` does this when ``AUTOGRAD_GPU_FAKE_CUDA=1``)::
+
+    from tests import fake_cupy
+    fake_cupy.install()   # before autograd_gpu touches cupy
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+HEADER = "fake CUDA: NumPy stand-in for CuPy; kernels off"
+
+_NAMES = ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupy.cuda.memory", "cupy.random", "cupy.lib",
+          "cupy.lib.stride_tricks", "cupyx", "cupyx.scipy", "cupyx.scipy.special")
+
+
+class RealGPUError(RuntimeError):
+    """The fake was asked for on a machine with real CuPy and a CUDA device."""
+
+
+def real_gpu_count() -> int:
+    """CUDA devices real CuPy sees here (0 without CuPy, a driver or a device)."""
+    mod = sys.modules.get("cupy")
+    if mod is not None and getattr(mod, "__autograd_gpu_fake__", False):
+        return 0  # already installed; the check ran then
+    if mod is None and importlib.util.find_spec("cupy") is None:
+        return 0
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001  (no driver, no device, a broken install: no real GPU)
+        return 0
+
+
+def install() -> None:
+    """Register the fake modules in ``sys.modules``, replacing a real CuPy that has no device.
+
+    Raises:
+        RealGPUError: real CuPy is importable and sees a device: the fake would hide real GPU
+            results, so it refuses (unset AUTOGRAD_GPU_FAKE_CUDA to test on the GPU).
+    """
+    n = real_gpu_count()
+    if n:
+        raise RealGPUError(
+            f"AUTOGRAD_GPU_FAKE_CUDA=1, but this machine has CuPy and {n} CUDA device(s): the "
+            "NumPy stand-in for CuPy would hide the real GPU. Unset AUTOGRAD_GPU_FAKE_CUDA to run "
+            "the CUDA tests on the GPU.")
+    if "autograd_gpu.backends.cupy_backend" in sys.modules:
+        raise RuntimeError("install the fake CuPy before autograd_gpu's CuPy backend is imported")
+    for name in list(sys.modules):
+        if name.split(".")[0] in ("cupy", "cupyx", "cupy_backends") and \
+                not getattr(sys.modules[name], "__autograd_gpu_fake__", False):
+            del sys.modules[name]  # a real CuPy without a device
+    from . import _cupy, _cupyx, _random
+
+    mods = {"cupy": _cupy, "cupy.cuda": _cupy.cuda, "cupy.cuda.runtime": _cupy.cuda.runtime,
+            "cupy.cuda.memory": _cupy.cuda.memory, "cupy.random": _random.random,
+            "cupy.lib": _cupy.lib, "cupy.lib.stride_tricks": _cupy.stride_tricks,
+            "cupyx": _cupyx.cupyx, "cupyx.scipy": _cupyx.scipy,
+            "cupyx.scipy.special": _cupyx.special}
+    assert set(mods) == set(_NAMES)
+    for name, mod in mods.items():
+        mod.__autograd_gpu_fake__ = True  # type: ignore[attr-defined]
+        sys.modules[name] = mod  # type: ignore[assignment]
+
+
+def installed() -> bool:
+    """True when ``cupy`` in this process is the fake."""
+    return bool(getattr(sys.modules.get("cupy"), "__autograd_gpu_fake__", False))
