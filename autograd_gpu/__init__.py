@@ -6,7 +6,7 @@ public surface explicitly; it never imports ``torch`` or ``cupy``.
 
 from __future__ import annotations
 
-from . import autograd, cuda, dtypes, return_types
+from . import autograd, cuda, dtypes, memory, return_types
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
@@ -20,6 +20,9 @@ from .device import device
 from .dtypes import (
     bool, can_cast, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
     int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8,
+)
+from .memory import (
+    max_memory_allocated, memory_allocated, memory_stats, memory_summary, reset_peak_memory_stats,
 )
 from .functions import (
     abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bmm, broadcast_shapes, cat,

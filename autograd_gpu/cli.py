@@ -1,4 +1,5 @@
-"""``autograd-gpu``: ``train`` (digits classifier, the main job) and ``demo`` (autograd checks).
+"""``autograd-gpu``: ``train`` (digits classifier, the main job), ``demo`` (autograd checks) and
+``memory`` (activation-memory report of an MLP or a CNN, with a PNG timeline).
 
 ``autograd-gpu train`` trains an MLP (or ``--model cnn``) on scikit-learn's handwritten digits or
 on ``--data file.npz``, shows a progress bar, saves a checkpoint and a PNG of the learning curves
@@ -111,13 +112,86 @@ def train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _add_memory_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "memory", help="activation-memory report: saved tensors per module/op, savings by mode",
+        description="Profile one training step (forward, cross-entropy, backward) of an MLP "
+                    "784-256-256-10 or a small CNN on 1x28x28 inputs: saved activations per "
+                    "module and per op, peaks, kept bytes under grad mode, no_grad, "
+                    "inference_mode and checkpointing, and a PNG timeline.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--model", choices=("mlp", "cnn"), default="mlp", help="network to profile")
+    p.add_argument("--batch", type=_positive(int), default=None,
+                   help="batch size (default: 4096 for mlp, 64 for cnn)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: CUDA when available, else the CPU")
+    p.add_argument("--out", default="memory.png", help="path of the PNG timeline")
+    return p
+
+
+def _memory_model(kind: str) -> tuple[Any, tuple[int, ...]]:
+    """The model ``autograd-gpu memory`` profiles and the shape of one input sample."""
+    from . import nn
+
+    if kind == "cnn":
+        return nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(32 * 7 * 7, 10)), (1, 28, 28)
+    return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                         nn.Linear(256, 10)), (784,)
+
+
+def memory(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run ``autograd-gpu memory``: print the profiler's tables and the savings report, write the
+    PNG timeline."""
+    import autograd_gpu as torch
+
+    from .profiler import profile_memory, savings_report
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: no CUDA device is available (install the cuda extra and "
+                     "check the driver), or use --device cpu")
+    dev = args.device if args.device != "auto" else (
+        "cuda" if torch.cuda.is_available() else "cpu")
+    batch = args.batch or (4096 if args.model == "mlp" else 64)
+    torch.manual_seed(0)
+    model, sample = _memory_model(args.model)
+    model = model.to(dev)
+    x = torch.randn(batch, *sample, device=dev)
+    y = torch.randint(0, 10, (batch,), device=dev)
+    with profile_memory(model, device=dev) as prof:
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+    del loss
+    mib = 1024.0 ** 2
+    print(f"autograd-gpu memory: {args.model}, batch {batch}, device {dev}")
+    if dev == "cuda":
+        info = torch.cuda.device_memory_info()
+        if info is not None:
+            print(f"device: {info.get('name', '?')}, used {info['used'] / mib:,.0f} MiB of "
+                  f"{info['total'] / mib:,.0f} MiB")
+    print(f"\nsaved activations: {prof.total_bytes:,} bytes ({prof.total_bytes / mib:.2f} MiB); "
+          + ", ".join(f"{k} peak {v / mib:.2f} MiB" for k, v in prof.peaks.items()))
+    print("\nper module:\n" + prof.table("module"))
+    print("\nper op:\n" + prof.table("op"))
+    model.zero_grad(set_to_none=True)
+    print(f"\nkept after one forward (bytes; {dev}):\n" + savings_report(model, x).table())
+    path = prof.plot(args.out, title=f"autograd-gpu memory: {args.model}, batch {batch}, {dev}")
+    print(f"\nwrote {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="autograd-gpu", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd")
     sub.add_parser("demo", help="the seeds' autograd examples, checked against closed forms")
     train_parser = _add_train_parser(sub)
+    memory_parser = _add_memory_parser(sub)
     args = parser.parse_args(argv)
     if args.cmd == "train":
         return train(args, train_parser)
+    if args.cmd == "memory":
+        return memory(args, memory_parser)
     return demo()

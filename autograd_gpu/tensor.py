@@ -15,6 +15,8 @@ from .autograd.api import backward as _run_backward
 from .autograd.grad_mode import STATE
 from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, VersionCounter, add_hook
 from .device import CPU, device
+from .memory import STATE as _MEMORY
+from .memory import track as _track_memory
 
 # NOTE: annotations inside ``Tensor`` below its ``float``/``int``/``bool`` methods use these
 # aliases: there the bare names mean the methods (as in PyTorch's own stubs).
@@ -79,6 +81,8 @@ class Tensor:
         t = _new(Tensor)
         t._data = data
         t._device = dev
+        if dev is CPU and _MEMORY.enabled:
+            _track_memory(data)  # NOTE: CUDA storage is counted by the allocator instead
         if STATE.inference:
             t._is_inference = True
         return t
@@ -397,6 +401,8 @@ class Tensor:
         out = _new(cls)
         out._data = t.backend.copy(t._data)
         out._device = t._device
+        if out._device is CPU and _MEMORY.enabled:
+            _track_memory(out._data)
         out._requires_grad = t._requires_grad
         return out
 

@@ -1,9 +1,15 @@
 """Shared fixtures: every test body runs on every available device.
 
-With ``AUTOGRAD_GPU_FAKE_CUDA=1`` the CUDA code path runs on a NumPy stand-in for CuPy
-(``tests/fake_cupy``, CuPy's kernels off): "cuda" is then available and the ``device`` fixture
-includes it. Those results test the CUDA plumbing, never a GPU; the run says so in its header and
-summary. On a machine with real CuPy and a GPU the fake refuses to load.
+``AUTOGRAD_GPU_FAKE_CUDA`` runs the CUDA code path on a NumPy stand-in for CuPy
+(``tests/fake_cupy``): "cuda" is then available and the ``device`` fixture includes it.
+
+- ``=1``: CuPy's functions only, our kernels off (``AUTOGRAD_GPU_KERNELS=0``).
+- ``=emulate``: our kernels on (``AUTOGRAD_GPU_KERNELS=1``), run on the CPU by
+  ``tests/kernel_emulator`` (needs g++; without it, as ``=1``), so the backend's kernel paths and
+  ``tests/backends/test_cuda_kernels.py`` run too.
+
+Those results test the CUDA plumbing and the kernels' logic, never a GPU; the run says so in its
+header and summary. On a machine with real CuPy and a GPU the fake refuses to load.
 """
 
 from __future__ import annotations
@@ -15,16 +21,28 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest  # noqa: E402
 
-FAKE_CUDA = os.environ.get("AUTOGRAD_GPU_FAKE_CUDA", "") not in ("", "0")
+FAKE_MODE = os.environ.get("AUTOGRAD_GPU_FAKE_CUDA", "")
+FAKE_CUDA = FAKE_MODE not in ("", "0")
+EMULATE = False
+HEADER = ""
 if FAKE_CUDA:
-    from tests import fake_cupy
+    from tests import fake_cupy, kernel_emulator
 
+    if FAKE_MODE not in ("1", "emulate"):
+        raise pytest.UsageError(f"AUTOGRAD_GPU_FAKE_CUDA={FAKE_MODE!r}: use 1 (the NumPy stand-in "
+                                "for CuPy, kernels off) or emulate (kernels on, emulated on the "
+                                "CPU)")
+    EMULATE = FAKE_MODE == "emulate" and kernel_emulator.available()
+    HEADER = fake_cupy.EMULATED_HEADER if EMULATE else fake_cupy.HEADER
+    if FAKE_MODE == "emulate" and not EMULATE:
+        HEADER += f" ({kernel_emulator.unavailable_reason()})"
     try:
-        fake_cupy.install()  # before autograd_gpu is imported
+        fake_cupy.install(emulate_kernels=EMULATE)  # before autograd_gpu is imported
     except fake_cupy.RealGPUError as e:
         raise pytest.UsageError(str(e)) from None
-    # NOTE: the fake cannot run RawKernels; the CuPy backend then uses CuPy's functions only.
-    os.environ["AUTOGRAD_GPU_KERNELS"] = "0"
+    # NOTE: without the emulator the fake cannot run RawKernels; the CuPy backend then uses
+    # CuPy's functions only.
+    os.environ["AUTOGRAD_GPU_KERNELS"] = "1" if EMULATE else "0"
 
 import autograd_gpu as ag  # noqa: E402
 from autograd_gpu.backends import cuda_support  # noqa: E402
@@ -33,21 +51,21 @@ DEVICES = ["cpu"] + (["cuda"] if cuda_support.is_available() else [])
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    if FAKE_CUDA:
-        return [fake_cupy.HEADER]
-    return []
+    return [HEADER] if FAKE_CUDA else []
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     # NOTE: -q hides the report header; the fake run must still never pass for a GPU run.
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if FAKE_CUDA and reporter is not None and session.config.get_verbosity() < 0:
-        reporter.write_line(fake_cupy.HEADER)
+        reporter.write_line(HEADER)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if EMULATE:
+        terminalreporter.write_line(kernel_emulator.summary())
     if FAKE_CUDA:
-        terminalreporter.write_line(f"{fake_cupy.HEADER}: the 'cuda' results are not GPU results")
+        terminalreporter.write_line(f"{HEADER}: the 'cuda' results are not GPU results")
 
 
 @pytest.fixture(params=DEVICES)

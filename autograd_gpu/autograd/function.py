@@ -275,6 +275,8 @@ def _pack_custom(ctx: BackwardCFunction, args: tuple[Any, ...], outs: list[Any])
             if t._is_inference:
                 raise RuntimeError(_node._INFERENCE_SAVE)
             entries.append((_INPUT, t, t._counter().value))
+    if _node.SAVED_HOOKS.stack:  # NOTE: saved_tensors_hooks apply to ctx.save_for_backward too
+        entries = ctx._pack_hooked(entries, outs)
     ctx._saved = entries
     ctx._custom_to_save = ()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -21,8 +22,21 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 Tensor_: Any = None  # the Tensor class, set by tensor.py (it sits a layer above)
+track_saved: Any = None  # memory.track_saved(array, device), set by memory.py: counts kept arrays
 _seq = itertools.count()
-_INPUT, _OUTPUT, _CONST, _RAW = 0, 1, 2, 3
+_INPUT, _OUTPUT, _CONST, _RAW, _HOOKED = 0, 1, 2, 3, 4
+
+
+class _SavedHooksState(threading.local):
+    """The ``(pack, unpack)`` pairs of ``autograd.graph.saved_tensors_hooks``, innermost last,
+    and the message of an active ``disable_saved_tensors_hooks`` (per thread, as in PyTorch)."""
+
+    stack: tuple[tuple[Callable[[Any], Any], Callable[[Any], Any]], ...] = ()
+    disabled: str | None = None
+    packing: tuple[Any, int] | None = None  # (node, entry kind) while a pack hook runs (profiler)
+
+
+SAVED_HOOKS = _SavedHooksState()
 
 
 class HookDict(dict):  # type: ignore[type-arg]
@@ -192,6 +206,8 @@ class Node:
             if counter.value != version:
                 self._unpack(entry)  # raises the error with its full message
             return data
+        if kind == _HOOKED:
+            return self._unpack_hooked(obj, True)
         if obj._version_counter is not None and obj._version_counter.value != version:
             self._unpack(entry)
         return obj._data
@@ -227,9 +243,81 @@ class Node:
                         break
                 else:
                     entry = (_CONST, a, 0)
+                    if track_saved is not None:
+                        track_saved(a, self.backend_device)
             entries.append(entry)
+        if SAVED_HOOKS.stack:
+            entries = self._pack_hooked(entries, outputs)
         self._saved = entries
         self._to_save = ()
+
+    def _pack_hooked(self, entries: list[Any], outputs: Any) -> list[Any]:
+        """Hand every saved tensor to the innermost ``saved_tensors_hooks`` pack hook, in saving
+        order, and keep what it returns with the unpack hook and the tensor's graph position.
+
+        NOTE: the saved Tensor itself is not kept (that is the point of the hooks: checkpoint and
+        ``save_on_cpu`` drop or move it); its grad_fn, or a leaf's AccumulateGrad, is, so the
+        unpacked tensor joins the graph as the original did (double backward). As in PyTorch, no
+        version check is made on hooked tensors.
+        """
+        pack, unpack = SAVED_HOOKS.stack[-1]
+        T = Tensor_
+        hooked: list[Any] = []
+        for entry in entries:
+            if entry is None or entry[0] == _RAW:
+                hooked.append(entry)
+                continue
+            kind, obj, version = entry
+            meta: Any = None
+            if kind == _INPUT:
+                t = obj
+                fn = t.grad_fn
+                acc = t._grad_accumulator() if fn is None and t._requires_grad else None
+                meta = (fn, t._output_nr, t._requires_grad, acc)
+            elif kind == _OUTPUT:
+                data, output_nr, _, rg = obj
+                for o in outputs:
+                    if isinstance(o, T) and o._data is data:
+                        t = o
+                        break
+                else:
+                    t = self._unpack(entry)
+                meta = (output_nr, rg)
+            else:
+                t = self.wrap(obj)
+            SAVED_HOOKS.packing = (self, kind)
+            try:
+                packed = pack(t)
+            finally:
+                SAVED_HOOKS.packing = None
+            hooked.append((_HOOKED, (kind, packed, unpack, meta), version))
+        return hooked
+
+    def _unpack_hooked(self, obj: Any, raw: bool) -> Any:
+        """A hooked saved tensor: ``unpack_hook(packed)``, re-attached to the graph."""
+        kind, packed, unpack, meta = obj
+        u = unpack(packed)
+        T = Tensor_
+        if not isinstance(u, T):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(u).__name__}")
+        if raw:
+            return u._data
+        t = T._make(u._data, u._device)
+        if kind == _OUTPUT:
+            output_nr, rg = meta
+            if rg:
+                t.grad_fn, t._output_nr, t._requires_grad = self, output_nr, True
+        elif kind == _INPUT:
+            fn, output_nr, rg, acc = meta
+            if fn is not None:
+                t.grad_fn, t._output_nr, t._requires_grad = fn, output_nr, rg
+            elif rg:
+                # NOTE: a saved leaf: gradients reach the original leaf's .grad through its
+                # AccumulateGrad.
+                t._requires_grad = True
+                t._acc_ref = weakref.ref(acc)
+        return t
 
     def _unpack(self, entry: Any) -> Any:
         if entry is None:
@@ -246,6 +334,8 @@ class Node:
             if rg:
                 t.grad_fn, t._output_nr, t._requires_grad = self, output_nr, True
             obj = t
+        elif kind == _HOOKED:
+            return self._unpack_hooked(obj, False)
         _check_version(obj, version)
         return obj
 
@@ -257,6 +347,8 @@ class Node:
         for i, entry in enumerate(saved):
             if entry is not None and entry[0] == _INPUT and entry[1] is t:
                 t._data = self.backend.copy(t._data)
+                if track_saved is not None:
+                    track_saved(t._data, self.backend_device)
                 t._version_counter = None
                 saved[i] = (_INPUT, t, t._counter().value)
 

@@ -66,6 +66,23 @@ def _float_reduce(op: str, fallback: Any) -> Any:
     return staticmethod(run)
 
 
+_GELU_OPS = {"none": "gelu", "tanh": "gelu_tanh"}
+
+
+def _fused(name: str, kernel: Callable[..., Array], arrays: int = 1) -> Any:
+    """A fused entry: ``kernel`` when its first ``arrays`` arguments are non-empty float arrays
+    of one dtype, else ``Composite``'s formula of the same name."""
+    fallback = getattr(Composite, name)
+
+    def run(self: Any, *args: Any) -> Any:
+        if _kernels_for(*args[:arrays]) and args[0].size:
+            return kernel(*args)
+        return fallback(self, *args)
+
+    run.__name__ = name
+    return run
+
+
 class _NoErrstate(contextlib.AbstractContextManager):
     """CuPy has no floating-point error state: inf and nan arise silently, as in PyTorch."""
 
@@ -410,77 +427,29 @@ class CupyBackend(Composite):
         return _NO_ERRSTATE
 
     # fused primitives: one kernel each (Composite's formulas for other dtypes)
-    def relu(self, x: Array) -> Array:
-        return K.unary("relu", x) if _kernels_for(x) else Composite.relu(self, x)
-
-    def relu_backward(self, out: Array, grad: Array) -> Array:
-        if _kernels_for(out, grad):
-            return K.unary_backward("relu", out, grad)
-        return Composite.relu_backward(self, out, grad)
-
-    def leaky_relu(self, x: Array, slope: float) -> Array:
-        if _kernels_for(x):
-            return K.unary("leaky_relu", x, slope)
-        return Composite.leaky_relu(self, x, slope)
-
-    def leaky_relu_backward(self, x: Array, grad: Array, slope: float) -> Array:
-        if _kernels_for(x, grad):
-            return K.unary_backward("leaky_relu", x, grad, slope)
-        return Composite.leaky_relu_backward(self, x, grad, slope)
-
-    def sigmoid_backward(self, out: Array, grad: Array) -> Array:
-        if _kernels_for(out, grad):
-            return K.unary_backward("sigmoid", out, grad)
-        return Composite.sigmoid_backward(self, out, grad)
-
-    def tanh_backward(self, out: Array, grad: Array) -> Array:
-        if _kernels_for(out, grad):
-            return K.unary_backward("tanh", out, grad)
-        return Composite.tanh_backward(self, out, grad)
-
-    def gelu(self, x: Array, approximate: str) -> Array:
-        if _kernels_for(x):
-            return K.unary("gelu_tanh" if approximate == "tanh" else "gelu", x)
-        return Composite.gelu(self, x, approximate)
-
-    def gelu_backward(self, x: Array, grad: Array, approximate: str) -> Array:
-        if _kernels_for(x, grad):
-            return K.unary_backward("gelu_tanh" if approximate == "tanh" else "gelu", x, grad)
-        return Composite.gelu_backward(self, x, grad, approximate)
-
-    def silu(self, x: Array) -> Array:
-        return K.unary("silu", x) if _kernels_for(x) else Composite.silu(self, x)
-
-    def silu_backward(self, x: Array, grad: Array) -> Array:
-        if _kernels_for(x, grad):
-            return K.unary_backward("silu", x, grad)
-        return Composite.silu_backward(self, x, grad)
-
-    def softmax(self, x: Array, axis: int) -> Array:
-        return K.softmax(x, axis) if _kernels_for(x) else Composite.softmax(self, x, axis)
-
-    def log_softmax(self, x: Array, axis: int) -> Array:
-        return K.log_softmax(x, axis) if _kernels_for(x) else Composite.log_softmax(self, x, axis)
-
-    def softmax_backward(self, out: Array, grad: Array, axis: int) -> Array:
-        if _kernels_for(out, grad):
-            return K.softmax_backward(out, grad, axis)
-        return Composite.softmax_backward(self, out, grad, axis)
-
-    def log_softmax_backward(self, out: Array, grad: Array, axis: int) -> Array:
-        if _kernels_for(out, grad):
-            return K.log_softmax_backward(out, grad, axis)
-        return Composite.log_softmax_backward(self, out, grad, axis)
-
-    def logsumexp(self, x: Array, axis: Axis, keepdims: bool = False) -> Array:
-        if _kernels_for(x) and x.size:
-            return K.logsumexp(x, axis, keepdims)
-        return Composite.logsumexp(self, x, axis, keepdims)
-
-    def arg_reduce(self, x: Array, axis: int, is_max: bool) -> tuple[Array, Array]:
-        if _kernels_for(x) and x.size:
-            return K.arg_reduce("max" if is_max else "min", x, axis, True)
-        return Composite.arg_reduce(self, x, axis, is_max)
+    relu = _fused("relu", lambda x: K.unary("relu", x))
+    relu_backward = _fused("relu_backward", lambda out, g: K.unary_backward("relu", out, g), 2)
+    leaky_relu = _fused("leaky_relu", lambda x, slope: K.unary("leaky_relu", x, slope))
+    leaky_relu_backward = _fused(
+        "leaky_relu_backward", lambda x, g, slope: K.unary_backward("leaky_relu", x, g, slope), 2)
+    sigmoid_backward = _fused("sigmoid_backward",
+                              lambda out, g: K.unary_backward("sigmoid", out, g), 2)
+    tanh_backward = _fused("tanh_backward", lambda out, g: K.unary_backward("tanh", out, g), 2)
+    gelu = _fused("gelu", lambda x, approximate: K.unary(_GELU_OPS[approximate], x))
+    gelu_backward = _fused(
+        "gelu_backward", lambda x, g, approximate: K.unary_backward(_GELU_OPS[approximate], x, g), 2)
+    silu = _fused("silu", lambda x: K.unary("silu", x))
+    silu_backward = _fused("silu_backward", lambda x, g: K.unary_backward("silu", x, g), 2)
+    softmax = _fused("softmax", lambda x, axis: K.softmax(x, axis))
+    log_softmax = _fused("log_softmax", lambda x, axis: K.log_softmax(x, axis))
+    softmax_backward = _fused("softmax_backward",
+                              lambda out, g, axis: K.softmax_backward(out, g, axis), 2)
+    log_softmax_backward = _fused("log_softmax_backward",
+                                  lambda out, g, axis: K.log_softmax_backward(out, g, axis), 2)
+    logsumexp = _fused("logsumexp", lambda x, axis, keepdims=False: K.logsumexp(x, axis, keepdims))
+    arg_reduce = _fused("arg_reduce",
+                        lambda x, axis, is_max: K.arg_reduce("max" if is_max else "min", x, axis,
+                                                             True))
 
     def cross_entropy(self, logits: Array, target: Array,
                       ignore_index: int = -100) -> tuple[Array, Array]:
@@ -529,32 +498,121 @@ def _special() -> Any:
 
 # ---- memory: the allocator every CuPy allocation of ours goes through -------------------------
 
+class DeviceMemory:
+    """The memory tracker's counters for one CUDA device (the fields of ``memory.Counters``,
+    plus the highest reserved figure seen)."""
+
+    __slots__ = ("current", "peak", "allocated", "freed", "count", "count_peak",
+                 "count_allocated", "count_freed", "num_alloc_retries", "num_ooms",
+                 "reserved_peak")
+
+    def __init__(self) -> None:
+        self.current = self.peak = self.allocated = self.freed = 0
+        self.count = self.count_peak = self.count_allocated = self.count_freed = 0
+        self.num_alloc_retries = self.num_ooms = self.reserved_peak = 0
+
+
+MEMORY: dict[int, DeviceMemory] = {}
+
+
+def device_memory(index: int) -> DeviceMemory:
+    """The counters of CUDA device ``index`` (made on first use)."""
+    c = MEMORY.get(index)
+    if c is None:
+        c = MEMORY[index] = DeviceMemory()
+    return c
+
+
+class _Block:
+    """The owner of one pool block lent to CuPy: holds the pool's pointer and, when the last
+    array using the block is gone, takes the block off its device's counters (the pool then gets
+    the block back, as before)."""
+
+    __slots__ = ("_ptr", "_size", "_counters")
+
+    def __init__(self, ptr: Any, size: int, counters: DeviceMemory) -> None:
+        self._ptr, self._size, self._counters = ptr, size, counters
+
+    def __del__(self) -> None:
+        c = self._counters
+        c.current -= self._size
+        c.freed += self._size
+        c.count -= 1
+        c.count_freed += 1
+
+
 def _install_allocator() -> None:
     """Serve allocations from CuPy's default pool; on out-of-memory free the pool's cached
     blocks and retry once, then raise ``OutOfMemoryError`` naming the bytes asked for and held.
 
-    NOTE: a Python allocator costs about a microsecond per allocation; it is the one place that
-    sees every allocation, which the memory tracker builds on.
+    Every block is counted for the memory tracker at its pool size (CuPy rounds requests up to
+    512 bytes) and handed to CuPy wrapped in ``UnownedMemory`` whose owner (``_Block``) uncounts
+    it when the last array using it dies; so ``MEMORY[i].current`` equals ``pool.used_bytes()``
+    for our allocations, and the peak is kept here (CuPy's pool has none).
+
+    NOTE: a Python allocator costs one or two microseconds per allocation; it is the one place
+    that sees every allocation. ``pool.used_bytes()`` itself walks all live blocks, which is why
+    the counters are kept here instead of read from the pool.
     """
     pool = cp.get_default_memory_pool()
     oom = cp.cuda.memory.OutOfMemoryError
+    unowned = cp.cuda.memory.UnownedMemory
+    pointer = cp.cuda.memory.MemoryPointer
+    counters = MEMORY.get
 
     def malloc(nbytes: int) -> Any:
         try:
-            return pool.malloc(nbytes)
+            ptr = pool.malloc(nbytes)
         except oom:
-            ALLOC_STATS["num_alloc_retries"] += 1
+            c = device_memory(cp.cuda.runtime.getDevice())
+            c.num_alloc_retries += 1
             pool.free_all_blocks()
             try:
-                return pool.malloc(nbytes)
+                ptr = pool.malloc(nbytes)
             except oom:
-                ALLOC_STATS["num_ooms"] += 1
+                c.num_ooms += 1
                 raise OutOfMemoryError(_oom_message(nbytes, pool)) from None
+        size = ptr.mem.size
+        if not size:
+            return ptr
+        dev = ptr.device_id
+        c = counters(dev) or device_memory(dev)
+        c.current += size
+        c.allocated += size
+        c.count += 1
+        c.count_allocated += 1
+        if c.current > c.peak:
+            c.peak = c.current
+            if c.current > c.reserved_peak:  # NOTE: reserved >= allocated; a cheap lower bound
+                c.reserved_peak = c.current
+        if c.count > c.count_peak:
+            c.count_peak = c.count
+        return pointer(unowned(ptr.ptr, size, _Block(ptr, size, c), dev), 0)
 
     cp.cuda.set_allocator(malloc)
 
 
-ALLOC_STATS = {"num_alloc_retries": 0, "num_ooms": 0}
+def memory_reserved(index: int) -> int:
+    """Bytes CuPy's default pool holds on device ``index`` (in use and cached)."""
+    with cp.cuda.Device(index):
+        reserved = int(cp.get_default_memory_pool().total_bytes())
+    c = device_memory(index)
+    c.reserved_peak = max(c.reserved_peak, reserved)
+    return reserved
+
+
+def empty_cache(index: int) -> None:
+    """Give the cached (unused) blocks of CuPy's pools on device ``index`` back to the driver."""
+    with cp.cuda.Device(index):
+        cp.get_default_memory_pool().free_all_blocks()
+    cp.get_default_pinned_memory_pool().free_all_blocks()
+
+
+def mem_get_info(index: int) -> tuple[int, int]:
+    """``(free, total)`` bytes of device ``index``, as the driver reports them."""
+    with cp.cuda.Device(index):
+        free, total = cp.cuda.runtime.memGetInfo()
+    return int(free), int(total)
 
 
 def _oom_message(nbytes: int, pool: Any) -> str:

@@ -95,12 +95,13 @@ class Mul(_Binary):
 
     def compute(self, x: Any, y: Any) -> Any:
         need = self.needs_input_grad
-        if need:  # NOTE: keep each factor only if the other one needs its gradient
-            self.save_for_backward(x if need[1] else None, y if need[0] else None)
+        if need:  # NOTE: keep each factor only if the other one needs its gradient; saved in
+            # PyTorch's order (other, then self), which saved-tensor hooks observe
+            self.save_for_backward(y if need[0] else None, x if need[1] else None)
         return self.backend.multiply(x, y)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
-        x, y = self.saved_tensors
+        y, x = self.saved_tensors
         return (self.reduce(grad * y, 0) if y is not None else None,
                 self.reduce(grad * x, 1) if x is not None else None)
 
@@ -136,7 +137,9 @@ class Pow(_Binary):
     @_quiet
     def compute(self, x: Any, y: Any) -> Any:
         out = self.backend.power(x, y)
-        self.save_for_backward(x, y, out)
+        need = self.needs_input_grad
+        # NOTE: the output is read only by the exponent's gradient; kept only then (as PyTorch)
+        self.save_for_backward(x, y, out if need and need[1] else None)
         return out
 
     def backward(self, grad: Any) -> tuple[Any, Any]:

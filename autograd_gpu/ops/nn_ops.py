@@ -206,31 +206,42 @@ class NllLoss(Node):
         b = self.backend
         self.unbatched = x.ndim == 1  # (C,) input, () or (1,) target: one sample, 0-d loss
         if self.unbatched:
-            x, target = x.reshape(1, -1), target.reshape(1)
-        ignored = b.equal(target, self.ignore_index)
-        safe = b.where(ignored, 0, target)
-        bad = b.logical_or(b.less(safe, 0), b.greater_equal(safe, x.shape[1]))
-        if b.any(bad):
-            raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.")
-        idx = safe.reshape(safe.shape[:1] + (1,) + safe.shape[1:])
-        picked = b.take_along_axis(x, idx, 1).reshape(safe.shape)
-        w = b.ones(safe.shape, x.dtype) if weight is None else weight[safe].astype(x.dtype)
-        w = b.where(ignored, 0, w).astype(x.dtype, copy=False)
-        losses = -(picked * w)
-        total = b.sum(w)
+            x = x.reshape(1, -1)
         self.n_classes = x.shape[1]
-        self.save_for_backward(idx, w, total)
+        idx, w = self._picks(target, weight, x.dtype)
+        bad = b.logical_or(b.less(idx, 0), b.greater_equal(idx, x.shape[1]))
+        if b.any(bad):
+            raise IndexError(f"Target {int(idx[bad][0])} is out of bounds.")
+        losses = -(b.take_along_axis(x, idx, 1).reshape(w.shape) * w)
+        total = b.sum(w)
+        # NOTE: keep what PyTorch keeps (the target, the weights and the total weight); the
+        # picked indices and per-sample weights are recomputed in backward.
+        self.save_for_backward(target, weight, total)
         if self.reduction == "mean":
             with b.errstate(all="ignore"):
                 return (b.sum(losses) / total).astype(x.dtype, copy=False)
         return _reduce(b, losses.reshape(()) if self.unbatched else losses, self.reduction)
 
-    def backward(self, grad: Any) -> tuple[Any, None, None]:
-        idx, w, total = self.saved_tensors
+    def _picks(self, target: Any, weight: Any, dtype: Any) -> tuple[Any, Any]:
+        """The class index of each sample, shaped to gather along dim 1 (0 where ignored), and
+        its weight (0 where ignored)."""
         b = self.backend
+        if self.unbatched:
+            target = target.reshape(1)
+        ignored = b.equal(target, self.ignore_index)
+        safe = b.where(ignored, 0, target)
+        w = b.ones(safe.shape, dtype) if weight is None else weight[safe].astype(dtype)
+        w = b.where(ignored, 0, w).astype(dtype, copy=False)
+        return safe.reshape(safe.shape[:1] + (1,) + safe.shape[1:]), w
+
+    def backward(self, grad: Any) -> tuple[Any, None, None]:
+        target, weight, total = self.saved_tensors
+        b = self.backend
+        idx, w = self._picks(target._data, None if weight is None else weight._data,
+                             total._data.dtype)
         classes = b.arange(0, self.n_classes, 1, "int64").reshape((1, -1) + (1,) * (idx.ndim - 2))
-        hot = b.equal(classes, idx._data)
-        coef = hot * (-w._data.reshape(idx.shape))
+        hot = b.equal(classes, idx)
+        coef = hot * (-w.reshape(idx.shape))
         if self.reduction == "mean":
             # NOTE: when every target is ignored (total 0) the gradient is 0, as in PyTorch.
             with b.errstate(all="ignore"):
@@ -238,8 +249,7 @@ class NllLoss(Node):
         if self.unbatched:
             coef = coef.reshape(-1)
         g = grad.unsqueeze(1) if self.reduction == "none" and not self.unbatched else grad
-        return self.wrap(coef.astype(w._data.dtype, copy=False)) * g, None, None
-
+        return self.wrap(coef.astype(w.dtype, copy=False)) * g, None, None
 
 
 class NllLoss2d(NllLoss):

@@ -1,8 +1,8 @@
-"""``autograd_gpu.utils``: data loading (``utils.data``) and checkpoint files (``save``/``load``
-in ``utils.serialization``)."""
+"""``autograd_gpu.utils``: data loading (``utils.data``), checkpoint files (``save``/``load``
+in ``utils.serialization``) and activation checkpointing (``utils.checkpoint``)."""
 
 from __future__ import annotations
 
-from . import data, serialization
+from . import checkpoint, data, serialization
 
-__all__ = ["data", "serialization"]
+__all__ = ["checkpoint", "data", "serialization"]

@@ -2,8 +2,9 @@
 
 CPU tests (always run): the kernel registry agrees with the ``.cu`` sources, the op enums with the
 Python op tuples, the layout helpers, nvcc compiles every file, and a non-editable install ships
-the kernels. GPU tests (run whenever CuPy sees a GPU): every launcher against its reference twin,
-the plain CuPy expression, computed in float64 from the same inputs.
+the kernels. GPU tests (run whenever CuPy sees a GPU, and on the CPU kernel emulator under
+AUTOGRAD_GPU_FAKE_CUDA=emulate, which checks their logic, not the GPU): every launcher against its
+reference twin, the plain CuPy expression, computed in float64 from the same inputs.
 """
 
 from __future__ import annotations
@@ -27,18 +28,30 @@ from autograd_gpu.backends import cuda_support
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _gpu_cupy() -> Any:
-    """Real CuPy with a GPU, else None (tests/fake_cupy, under AUTOGRAD_GPU_FAKE_CUDA=1, runs no
-    kernel)."""
+def _kernel_cupy() -> Any:
+    """Real CuPy with a GPU; or, under AUTOGRAD_GPU_FAKE_CUDA=emulate, the NumPy stand-in for
+    CuPy with our kernels run by the CPU emulator (tests/kernel_emulator: their logic, not a
+    GPU); else None (the stand-in under AUTOGRAD_GPU_FAKE_CUDA=1 runs no kernel)."""
     if not cuda_support._gpu_present():
         return None
     import cupy
 
-    return None if getattr(cupy, "__autograd_gpu_fake__", False) else cupy
+    if getattr(cupy, "__autograd_gpu_fake__", False) and \
+            not getattr(cupy, "__autograd_gpu_kernel_emulator__", False):
+        return None
+    return cupy
 
 
-cp = _gpu_cupy()
-gpu = pytest.mark.skipif(cp is None, reason="no CUDA GPU")
+cp = _kernel_cupy()
+EMULATED = bool(getattr(cp, "__autograd_gpu_kernel_emulator__", False))
+gpu = pytest.mark.skipif(cp is None, reason="no CUDA GPU (AUTOGRAD_GPU_FAKE_CUDA=emulate runs "
+                                            "these on the CPU kernel emulator, which needs g++)")
+# NOTE: under emulation every GPU thread is a CPU fiber: the largest sizes (2**20 + 3 and the
+# 2**22 + 5 reduction) give way to sizes that still take several grid-stride rounds and split
+# reductions, unless AUTOGRAD_GPU_EMULATOR_FULL=1. Real GPUs always run the full set.
+FULL = not EMULATED or os.environ.get("AUTOGRAD_GPU_EMULATOR_FULL", "") == "1"
+BIG = 2**20 + 3 if FULL else 2**12 + 3
+HUGE = 2**22 + 5 if FULL else 2**15 + 5
 
 
 # ---- CPU: sources, registry, layout helpers, build ------------------------------------------
@@ -207,7 +220,7 @@ def test_non_editable_install_ships_the_kernels(tmp_path: Path) -> None:
 DTYPES = ("float16", "float32", "float64")
 RTOL = {"float16": 4e-3, "float32": 2e-5, "float64": 1e-11}
 ATOL = {"float16": 4e-3, "float32": 2e-6, "float64": 1e-12}
-SIZES = (0, 1, 31, 1025, 2**20 + 3)
+SIZES = (0, 1, 31, 1025, BIG)
 LAYOUTS = ("contiguous", "transposed", "sliced", "reversed", "broadcast")
 
 
@@ -336,7 +349,7 @@ def test_unary_matches_cupy(op: str, dtype: str) -> None:
 @pytest.mark.parametrize("op", sorted(ck.UNARY_BACKWARD_OPS))
 def test_unary_backward_matches_cupy(op: str, dtype: str) -> None:
     ref, (low, high) = UNARY_REF[op]
-    for shape, layout in [((0,), "contiguous"), ((1,), "contiguous"), ((2**20 + 3,), "contiguous"),
+    for shape, layout in [((0,), "contiguous"), ((1,), "contiguous"), ((BIG,), "contiguous"),
                           ((33, 31), "transposed"), ((7, 1025), "sliced"),
                           ((9, 31), "reversed"), ((5, 31), "broadcast")]:
         x = _make(shape, dtype, layout, low, high, seed=1)
@@ -354,7 +367,7 @@ BINARY_REF: dict[str, Any] = {
     "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y,
 }
 BINARY_SHAPES = [((0,), (0,)), ((1,), (1,)), ((31,), (31,)), ((1025,), (1,)),
-                 ((2**20 + 3,), (2**20 + 3,)), ((33, 31), (31,)), ((33, 1), (1, 31)),
+                 ((BIG,), (BIG,)), ((33, 31), (31,)), ((33, 1), (1, 31)),
                  ((), (5,)), ((2, 3, 4, 5), (3, 1, 5))]
 
 
@@ -439,7 +452,7 @@ def test_maximum_minimum_propagate_nan(dtype: str) -> None:
 @gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_where_matches_cupy(dtype: str) -> None:
-    for cs, xs, ys in [((0,), (0,), (0,)), ((1,), (1,), (1,)), ((2**20 + 3,),) * 3,
+    for cs, xs, ys in [((0,), (0,), (0,)), ((1,), (1,), (1,)), ((BIG,),) * 3,
                        ((33, 31), (31,), (33, 1)), ((33, 1), (33, 31), ()), ((), (5,), (5,))]:
         cond = cp.asarray(np.random.default_rng(9).random(cs) > 0.5)
         x, y = _make(xs, dtype, seed=10), _make(ys, dtype, seed=11)
@@ -451,7 +464,7 @@ def test_where_matches_cupy(dtype: str) -> None:
     _close(ck.where(cond, xt, xt[:, :1]), cp.where(cond, xt, xt[:, :1]), dtype)
 
 
-REDUCE_SHAPES = [(0,), (1,), (31,), (1025,), (2**20 + 3,), (33, 31), (1025, 3), (3, 1025),
+REDUCE_SHAPES = [(0,), (1,), (31,), (1025,), (BIG,), (33, 31), (1025, 3), (3, 1025),
                  (4, 5, 6), (2, 0, 3), (2048, 5)]
 
 
@@ -523,7 +536,7 @@ def test_reduce_nan_and_full_reduction_of_large_array(dtype: str) -> None:
     assert cp.asnumpy(ck.reduce("max", x, 1))[1] == -np.inf
     lse = cp.asnumpy(ck.logsumexp(x, 1))
     assert np.isnan(lse[0]) and lse[1] == -np.inf
-    big = _make((2**22 + 5,), dtype, low=-1.0, high=1.0, seed=15)
+    big = _make((HUGE,), dtype, low=-1.0, high=1.0, seed=15)
     _close(ck.reduce("mean", big), cp.mean(big.astype(np.float64)), dtype, 2)
     _close(ck.reduce("sum", big), cp.sum(big.astype(np.float64)), dtype, 2, 2**11)
 
@@ -546,7 +559,7 @@ def _arg_ref(op: str, x: Any, axis: Any, keepdims: bool) -> tuple[np.ndarray, np
 @pytest.mark.parametrize("op", ("max", "min"))
 def test_arg_reduce_matches_numpy_with_ties_and_nan(op: str, dtype: str) -> None:
     rng = np.random.default_rng(16)
-    for shape in [(1,), (31,), (1025,), (2**20 + 3,), (33, 31), (1025, 3), (3, 1025), (4, 5, 6)]:
+    for shape in [(1,), (31,), (1025,), (BIG,), (33, 31), (1025, 3), (3, 1025), (4, 5, 6)]:
         h = rng.integers(-3, 4, shape).astype(dtype)  # few values: many ties
         if len(shape) >= 2:
             h.reshape(-1)[rng.integers(0, h.size, max(1, h.size // 50))] = np.nan

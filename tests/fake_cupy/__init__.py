@@ -6,16 +6,19 @@ implement the part of CuPy's API that autograd_gpu uses, on NumPy, with CuPy's s
 device array type of their own that refuses NumPy arrays as operands and implicit conversion to
 NumPy (see ``_array``), one device named "Fake CUDA device (NumPy)", a memory pool that counts
 bytes, and no kernels (``RawModule``/``RawKernel`` raise when used, so run with
-``AUTOGRAD_GPU_KERNELS=0``).
+``AUTOGRAD_GPU_KERNELS=0``), unless ``install(emulate_kernels=True)`` plugs in the CPU kernel
+emulator (``tests/kernel_emulator``) for ``RawModule``.
 
 Results on the fake say that the CUDA plumbing (devices, transfers, dtypes, views, the backend
-interface) is right; they say nothing about kernels, speed, or CuPy's own numerics.
+interface) is right; they say nothing about speed or CuPy's own numerics, nor, without the
+emulator, about kernels (with it, see ``tests/kernel_emulator`` for what a pass means).
 
 Known gaps against real CuPy: type promotion is NumPy 2's (NEP 50) whatever CuPy version is
 mimicked; NumPy functions CuPy lacks mostly work here; ``from_dlpack`` of host objects is refused;
 streams and events are synchronous no-ops; there is one device.
 
-Usage (``tests/conftest.py`` does this when ``AUTOGRAD_GPU_FAKE_CUDA=1``)::
+Usage (``tests/conftest.py`` does this when ``AUTOGRAD_GPU_FAKE_CUDA=1``, and with
+``emulate_kernels=True`` when ``AUTOGRAD_GPU_FAKE_CUDA=emulate``)::
 
     from tests import fake_cupy
     fake_cupy.install()   # before autograd_gpu touches cupy
@@ -27,6 +30,8 @@ import importlib.util
 import sys
 
 HEADER = "fake CUDA: NumPy stand-in for CuPy; kernels off"
+EMULATED_HEADER = ("fake CUDA: NumPy stand-in for CuPy; our kernels ON, emulated on the CPU by "
+                   "tests/kernel_emulator (g++); not a GPU")
 
 _NAMES = ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupy.cuda.memory", "cupy.random", "cupy.lib",
           "cupy.lib.stride_tricks", "cupyx", "cupyx.scipy", "cupyx.scipy.special")
@@ -51,8 +56,12 @@ def real_gpu_count() -> int:
         return 0
 
 
-def install() -> None:
+def install(emulate_kernels: bool = False) -> None:
     """Register the fake modules in ``sys.modules``, replacing a real CuPy that has no device.
+
+    With ``emulate_kernels``, ``cupy`` is the fake with ``RawModule`` run on the CPU by
+    ``tests/kernel_emulator`` (it needs g++; see ``kernel_emulator.available()``), so that
+    autograd_gpu's own kernels run (``AUTOGRAD_GPU_KERNELS=1``); else kernels refuse to run.
 
     Raises:
         RealGPUError: real CuPy is importable and sees a device: the fake would hide real GPU
@@ -81,8 +90,17 @@ def install() -> None:
     for name, mod in mods.items():
         mod.__autograd_gpu_fake__ = True  # type: ignore[attr-defined]
         sys.modules[name] = mod  # type: ignore[assignment]
+    if emulate_kernels:
+        from tests import kernel_emulator
+
+        sys.modules["cupy"] = kernel_emulator.cupy_with_kernels(_cupy)
 
 
 def installed() -> bool:
     """True when ``cupy`` in this process is the fake."""
     return bool(getattr(sys.modules.get("cupy"), "__autograd_gpu_fake__", False))
+
+
+def kernels_emulated() -> bool:
+    """True when ``cupy`` in this process is the fake with emulated kernels."""
+    return bool(getattr(sys.modules.get("cupy"), "__autograd_gpu_kernel_emulator__", False))

@@ -26,6 +26,8 @@ import numpy as np
 IMPLICIT_MSG = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
                 "construct a NumPy array explicitly.")
 
+_COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+
 # Scalars a CuPy kernel accepts next to arrays (CuPy's ``scalar_to_numpy_scalar``).
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -507,6 +509,11 @@ class ndarray:  # noqa: N801  (CuPy's name)
     # ---- NumPy protocols: dispatch to the fake cupy, with its strictness --------------------
     def __array_ufunc__(self, uf: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         u = ufunc(uf.__name__)
+        if uf.__name__ in _COMPARISONS:
+            # NOTE: ``np.float32(1) < x`` reaches here with the scalar as a 0-d NumPy array;
+            # CuPy takes it back as a scalar (its workaround for numpy/numpy#12142), so do we.
+            inputs = tuple(x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
+                           for x in inputs)
         return getattr(u, method)(*inputs, **kwargs) if method != "__call__" else \
             u(*inputs, **kwargs)
 

@@ -206,6 +206,15 @@ _default_pool = MemoryPool()
 _default_pinned_pool = PinnedMemoryPool()
 
 
+class UnownedMemory:
+    """CuPy's ``UnownedMemory(ptr, size, owner, device_id)``: memory that ``owner`` keeps alive
+    (released with the last array using it)."""
+
+    def __init__(self, ptr: int, size: int, owner: Any, device_id: int = -1) -> None:
+        self.ptr, self.size, self._owner = ptr, size, owner
+        self.device_id = _current[0] if device_id < 0 else device_id
+
+
 def _unpooled(size: int) -> MemoryPointer:
     if size > TOTAL_MEMORY:
         raise OutOfMemoryError(size, 0)
@@ -232,7 +241,7 @@ memory = types.ModuleType("cupy.cuda.memory", "Fake CUDA memory: pool counters a
 for _name, _obj in (("OutOfMemoryError", OutOfMemoryError), ("MemoryPool", MemoryPool),
                     ("MemoryPointer", MemoryPointer), ("BaseMemory", Memory),
                     ("set_allocator", set_allocator), ("get_allocator", get_allocator),
-                    ("alloc", alloc)):
+                    ("alloc", alloc), ("UnownedMemory", UnownedMemory)):
     setattr(memory, _name, _obj)
 
 
