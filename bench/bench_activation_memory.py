@@ -37,10 +37,9 @@ SIZES = [784, 256, 256, 10]
 
 
 def _mlp(m: Any) -> Any:
-    layers: list[Any] = []
-    for a, b in zip(SIZES[:-1], SIZES[1:]):
-        layers += [m.nn.Linear(a, b), m.nn.ReLU()]
-    return m.nn.Sequential(*layers[:-1])
+    from bench_mlp import _mlp as mlp
+
+    return mlp(m, SIZES)
 
 
 def ours(batch: int) -> dict[str, Any]:

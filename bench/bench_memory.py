@@ -1,13 +1,12 @@
-"""Memory tracker benchmark (issue #5): its cost on a training step, and the kept bytes.
+"""Memory tracker benchmark (issue #5): its cost on a training step.
 
 1. ``overhead``: the MLP step of ``bench_mlp.py`` (784-256-256-10, ReLU, cross-entropy, SGD) at
    batch 128 and 16, with CPU tracking on and off (``autograd_gpu.memory.set_enabled``). Blocks
    of steps alternate on/off in one process, one thread; the median per-step time of each mode
    is reported. Aim: <= 3% slower with tracking on.
-2. ``kept``: the grad-mode bytes the same MLP keeps after its forward at batch 4096, ours from
-   ``memory_allocated()`` against PyTorch's, measured with ``saved_tensors_hooks`` (unique
-   storages of the saved tensors, less the input and the parameters, plus the output). Aim: no
-   more than PyTorch keeps.
+2. ``per_buffer``: the cost of ``Tensor._make`` per new CPU buffer, tracked and untracked.
+
+The kept bytes against PyTorch's are ``bench_activation_memory.py``'s.
 
 Prints one JSON line per measurement; ``--write`` refreshes the "## Memory tracker" section of
 RESULTS.md. CPU numbers only.
@@ -38,10 +37,9 @@ SIZES = [784, 256, 256, 10]
 
 
 def _mlp(m: Any) -> Any:
-    layers: list[Any] = []
-    for a, b in zip(SIZES[:-1], SIZES[1:]):
-        layers += [m.nn.Linear(a, b), m.nn.ReLU()]
-    return m.nn.Sequential(*layers[:-1])
+    from bench_mlp import _mlp as mlp
+
+    return mlp(m, SIZES)
 
 
 def _step(ag: Any, batch: int) -> Any:
@@ -107,45 +105,6 @@ def per_buffer_ns(rounds: int) -> dict[str, float]:
     return {**{k: statistics.median(v) for k, v in times.items()}, "buffers": buffers}
 
 
-def kept_ours(batch: int) -> int:
-    import autograd_gpu as ag
-
-    ag.manual_seed(0)
-    model = _mlp(ag)
-    x = ag.randn(batch, SIZES[0])
-    gc.collect()
-    base = ag.memory_allocated()
-    out = model(x)
-    kept = ag.memory_allocated() - base
-    del out
-    return int(kept)
-
-
-def kept_torch(batch: int) -> int:
-    """PyTorch's kept bytes: unique storages saved for backward that are neither the input nor a
-    parameter, plus the output (which the caller holds)."""
-    import torch
-
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
-    model = _mlp(torch)
-    x = torch.randn(batch, SIZES[0])
-    held = {p.untyped_storage().data_ptr() for p in model.parameters()}
-    held.add(x.untyped_storage().data_ptr())
-    seen: dict[int, int] = {}
-
-    def pack(t: Any) -> Any:
-        s = t.untyped_storage()
-        if s.data_ptr() not in held:
-            seen[s.data_ptr()] = s.nbytes()
-        return t
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    seen[out.untyped_storage().data_ptr()] = out.untyped_storage().nbytes()
-    return sum(seen.values())
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=15)
@@ -165,23 +124,14 @@ def main() -> None:
     cost = per_buffer_ns(args.rounds)
     print(json.dumps({"case": "per_buffer", "on_ns": round(cost["on"]), "off_ns": round(cost["off"]),
                       "buffers_per_step": cost["buffers"], **info, "commit": commit}))
-    batch = 4096
-    hidden = 2 * batch * SIZES[1] * 4
-    ours, theirs = kept_ours(batch), kept_torch(batch)
-    analytic = hidden + batch * SIZES[-1] * 4
-    assert ours == analytic, (ours, analytic)
-    print(json.dumps({"case": "kept", "batch": batch, "ours_bytes": ours,
-                      "torch_bytes": theirs, "analytic_bytes": analytic, **info,
-                      "commit": commit}))
     if args.write:
-        _write(rows, cost, (batch, ours, theirs, hidden), info, commit)
+        _write(rows, cost, info, commit)
 
 
 def _write(rows: list[tuple[int, dict[str, float]]], cost: dict[str, float],
-           kept: tuple[int, int, int, int], info: dict[str, Any], commit: str) -> None:
+           info: dict[str, Any], commit: str) -> None:
     from bench_core import write_section
 
-    batch, ours, theirs, hidden = kept
     lines = [HEADING, "",
              f"Machine: {info['cpu']}, {info['cpu_count']} CPUs; Python {info['python']}, NumPy "
              f"{info['numpy']}, torch {info['torch']}; one thread; commit {commit}; "
@@ -200,11 +150,7 @@ def _write(rows: list[tuple[int, dict[str, float]]], cost: dict[str, float],
               f"new buffers: about {extra * 1e3:.0f} us, {extra / step16 * 100:.1f}% of that step "
               "(less at batch 128). The step A/B above is noisy where other jobs share the CPUs.",
               ""]
-    lines += [f"Bytes kept after the grad-mode forward, batch {batch} (the output included; "
-              f"the hidden activations alone are {hidden:,} bytes = {hidden / 1e6:.2f} MB). "
-              "Aim: no more than PyTorch.", "",
-              "| ours (memory_allocated) | PyTorch (saved_tensors_hooks) |", "|---:|---:|",
-              f"| {ours:,} | {theirs:,} |"]
+    lines += ["The bytes kept against PyTorch's: see \"Activation memory\" below.", ""]
     write_section(HEADING, "\n".join(lines) + "\n")
 
 
