@@ -200,13 +200,7 @@ class CupyBackend(Composite):
     true_divide = _binary("div", cp.true_divide)
     floor_divide = staticmethod(cp.floor_divide)
     remainder = staticmethod(cp.remainder)
-
-    @staticmethod
-    def power(x: Any, y: Any) -> Array:
-        if _kernels_for(x, y):
-            return K.binary("pow", x, y)
-        return cp.power(x, y)
-
+    power = _binary("pow", cp.power)
     negative = _unary("neg", cp.negative)
     abs = _unary("abs", cp.abs)
     sign = _unary("sign", cp.sign)
@@ -220,18 +214,8 @@ class CupyBackend(Composite):
     tanh = _unary("tanh", cp.tanh)
     floor = _unary("floor", cp.floor)
 
-    @staticmethod
-    def maximum(x: Any, y: Any) -> Array:
-        if _kernels_for(x, y):
-            return K.binary("maximum", x, y)
-        return cp.maximum(x, y)
-
-    @staticmethod
-    def minimum(x: Any, y: Any) -> Array:
-        if _kernels_for(x, y):
-            return K.binary("minimum", x, y)
-        return cp.minimum(x, y)
-
+    maximum = _binary("maximum", cp.maximum)
+    minimum = _binary("minimum", cp.minimum)
     fmax = staticmethod(cp.fmax)
 
     @staticmethod
