@@ -28,7 +28,7 @@ from .functions import (
     abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bmm, broadcast_shapes, cat,
     chunk, clamp, clip, clone, concat, concatenate, cos, div, divide, dot, eq, equal, exp, expm1,
     flatten, floor, gather, ge, gt, index_select, isclose, isfinite, isinf, isnan, le, log,
-    log1p, log_softmax, logical_and, logical_not, logical_or, logical_xor, logsumexp, lt,
+    log1p, log_softmax, movedim, moveaxis, narrow, select, logical_and, logical_not, logical_or, logical_xor, logsumexp, lt,
     masked_fill, matmul, max, maximum, mean, min, minimum, mm, mul, multiply, mv, ne, neg,
     negative, nonzero, norm, permute, pow, prod, reciprocal, relu, reshape, rsqrt, rsub, sigmoid,
     sign, sin, softmax, split, sqrt, square, squeeze, stack, std, sub, subtract, sum, swapaxes,
@@ -42,6 +42,8 @@ from .tensor import Size, Tensor
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
 from . import optim
+from . import func  # noqa: E402
+from .func import vmap  # noqa: E402
 
 __version__ = "0.1.0"
 

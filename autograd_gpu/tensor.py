@@ -71,6 +71,7 @@ class Tensor:
     _owned = False
     _hooks: dict[int, Any] | None = None  # a leaf's tensor hooks (read by AccumulateGrad)
     _post_acc_hooks: dict[int, Any] | None = None
+    _level = 0  # > 0: a func.vmap BatchedTensor (batched at that vmap level)
 
     # ---- construction ---------------------------------------------------------------------
     @staticmethod
@@ -882,6 +883,18 @@ class Tensor:
 
     def t(self) -> Tensor:
         return F.t(self)
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        return F.movedim(self, source, destination)
+
+    def moveaxis(self, source: Any, destination: Any) -> Tensor:
+        return F.movedim(self, source, destination)
+
+    def select(self, dim: _int, index: _int) -> Tensor:
+        return F.select(self, dim, index)
+
+    def narrow(self, dim: _int, start: _int, length: _int) -> Tensor:
+        return F.narrow(self, dim, start, length)
 
     def split(self, split_size: Any, dim: _int = 0) -> tuple[Tensor, ...]:
         return F.split(self, split_size, dim)

@@ -7,6 +7,8 @@ from typing import Any, Sequence
 from . import node as _node
 from .engine import run_backward
 
+BATCHED_GRAD: Any = None  # func._batched.grad_batched: outputs or inputs are vmap-batched
+
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
     if x is None:
@@ -125,10 +127,18 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         )
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _roots(outs, _make_grads(outs, gos))
-    result = run_backward(roots, retain_graph, create_graph, inputs=ins,
-                          allow_unused=allow_unused, accumulate=False)
-    assert result is not None
+
+    def call(outs: tuple[Any, ...], ins: tuple[Any, ...], gos: tuple[Any, ...]) -> list[Any]:
+        roots = _roots(outs, _make_grads(outs, gos))
+        result = run_backward(roots, retain_graph, create_graph, inputs=ins,
+                              allow_unused=allow_unused, accumulate=False)
+        assert result is not None
+        return result
+
+    if any(getattr(t, "_level", 0) for t in outs + ins + gos):
+        result = list(BATCHED_GRAD(outs, ins, gos, call))
+    else:
+        result = call(outs, ins, gos)
     if materialize_grads:
         from ..creation import zeros_like
 

@@ -17,6 +17,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _State(threading.local):
     grad_enabled = True
     inference = False
+    batched_grads = False  # backward runs on vmap-batched gradients (no raw-array path)
+    func_depth = 0  # func transforms (grad, vjp, jvp, ...) in progress
 
 
 STATE = _State()

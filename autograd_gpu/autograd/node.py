@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 Tensor_: Any = None  # the Tensor class, set by tensor.py (it sits a layer above)
 track_saved: Any = None  # memory.track_saved(array, device), set by memory.py: counts kept arrays
+BATCHED_APPLY: Any = None  # func._batched.apply_batched: an input is a vmap BatchedTensor
 _seq = itertools.count()
 _INPUT, _OUTPUT, _CONST, _RAW, _HOOKED = 0, 1, 2, 3, 4
 
@@ -360,7 +361,7 @@ class Node:
         return Tensor_._make(array, self.backend_device)
 
     def _call_backward(self, grads: list[Any]) -> tuple[Any, ...]:
-        if self.raw_ok and not STATE.grad_enabled:
+        if self.raw_ok and not STATE.grad_enabled and not STATE.batched_grads:
             return self._call_raw(grads)
         return self.backward(*grads)
 
@@ -443,6 +444,8 @@ class Node:
         append = arrays.append
         for t in inputs:
             if isinstance(t, T):
+                if t._level:
+                    return BATCHED_APPLY(cls, inputs, params)
                 append(t._data)
                 d = t._device
                 if dev is None:

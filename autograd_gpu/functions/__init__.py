@@ -40,7 +40,7 @@ from .reduce import (
     softmax, std, sum, sum_to_size, var,
 )
 from .shape import (
-    broadcast_shapes, cat, chunk, concat, concatenate, contiguous, expand, flatten, permute,
-    repeat, reshape, split, squeeze, stack, swapaxes, t, transpose, unbind, unflatten, unsqueeze,
-    view,
+    broadcast_shapes, cat, chunk, concat, concatenate, contiguous, expand, flatten, moveaxis,
+    movedim, narrow, permute, repeat, reshape, select, split, squeeze, stack, swapaxes, t,
+    transpose, unbind, unflatten, unsqueeze, view,
 )

@@ -171,6 +171,50 @@ def permute(input: Tensor, dims: Any, name: str = "PermuteBackward0") -> Tensor:
     return M.Permute.apply(input, axes=axes, name=name)
 
 
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:  # noqa: A002
+    """``input`` with dims ``source`` moved to positions ``destination`` (a view); the other
+    dims keep their order."""
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            "movedim: Invalid source or destination dims: source "
+            f"({list(src)} dims) should contain the same number of dims as destination "
+            f"({list(dst)} dims)"
+        )
+    nd = input.ndim
+    src = tuple(normalize_dim(d, nd) for d in src)
+    dst = tuple(normalize_dim(d, nd) for d in dst)
+    order: list[int | None] = [None] * nd
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    rest = iter(d for d in range(nd) if d not in src)
+    axes = tuple(next(rest) if o is None else o for o in order)
+    if axes == tuple(range(nd)):
+        return input.view(input.shape) if nd else input.view(())
+    return M.Permute.apply(input, axes=axes)
+
+
+moveaxis = movedim
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+    """The slice ``index`` along ``dim``, without that dim (a view)."""
+    d = normalize_dim(dim, input.ndim)
+    return input[(slice(None),) * d + (index,)]
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
+    """``length`` entries of ``dim`` from ``start`` (a view)."""
+    d = normalize_dim(dim, input.ndim)
+    size = input.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return input[(slice(None),) * d + (slice(start, start + length),)]
+
+
 def t(input: Tensor) -> Tensor:  # noqa: A002
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
