@@ -127,17 +127,82 @@ def _gen_for(dev: device, generator: Generator | None) -> Any:
 
 
 def uniform_array(t: Any, a: float, b: float, generator: Generator | None) -> Any:
-    """Uniform samples in ``[a, b)`` with the shape and dtype of tensor ``t`` (for ``uniform_``)."""
+    """Uniform samples in ``[a, b)`` with the shape and dtype of tensor ``t`` (for ``uniform_``);
+    for a batched ``t``, a tensor of them (see ``sample_like``)."""
     be = t.backend
-    u = be.random(_gen_for(t._device, generator), t._data.shape, t._data.dtype.name)
-    return u * (b - a) + a if (a, b) != (0.0, 1.0) else u
+    gen = _gen_for(t._device, generator)
+
+    def draw(shape: tuple[int, ...]) -> Any:
+        u = be.random(gen, shape, t._data.dtype.name)
+        return u * (b - a) + a if (a, b) != (0.0, 1.0) else u
+
+    out = sample_like(t, draw)
+    return draw(t._data.shape) if out is None else out
 
 
 def normal_array(t: Any, mean: float, std: float, generator: Generator | None) -> Any:
     """Normal samples with the shape and dtype of tensor ``t`` (for ``normal_``)."""
     be = t.backend
-    z = be.standard_normal(_gen_for(t._device, generator), t._data.shape, t._data.dtype.name)
-    return z * std + mean if (mean, std) != (0.0, 1.0) else z
+    gen = _gen_for(t._device, generator)
+
+    def draw(shape: tuple[int, ...]) -> Any:
+        z = be.standard_normal(gen, shape, t._data.dtype.name)
+        return z * std + mean if (mean, std) != (0.0, 1.0) else z
+
+    out = sample_like(t, draw)
+    return draw(t._data.shape) if out is None else out
+
+
+# ---- under vmap ---------------------------------------------------------------------------
+
+_RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' "
+    "or 'different' randomness flags on vmap or perform the randomness operation out of vmap")
+
+
+def vmap_draw(draw: Any, shape: tuple[int, ...]) -> Any:
+    """``draw(shape)`` (an array) under the active vmap levels, or None outside vmap.
+
+    Each level's ``randomness`` applies: 'error' refuses, 'same' draws once for all its
+    samples, 'different' draws one sample each (a leading dim, wrapped as that level's batch).
+    Returns ``(array, levels)``: the draw and the 'different' levels of its leading dims.
+    """
+    from .func._batched import LEVELS  # NOTE: not at the top: func sits above this layer
+
+    if not LEVELS.stack:
+        return None
+    if builtins.any(mode == "error" for _, _, mode in LEVELS.stack):
+        raise RuntimeError(_RANDOM_ERROR)
+    levels = [(level, size) for level, size, mode in LEVELS.stack if mode == "different"]
+    return draw(tuple(size for _, size in levels) + tuple(shape)), [lv for lv, _ in levels]
+
+
+def _wrap_levels(t: Tensor, levels: list[int]) -> Tensor:
+    """``t`` with its leading dims wrapped as the batch dims of ``levels`` (outermost first)."""
+    from .func._batched import BatchedTensor
+
+    for level in levels:
+        t = BatchedTensor.wrap(t, 0, level)
+    return t
+
+
+def _factory(draw: Any, shape: tuple[int, ...], dev: device, requires_grad: bool) -> Tensor:
+    """A random factory's tensor: ``draw(shape)``, one per sample under vmap where asked."""
+    under = vmap_draw(draw, shape)
+    if under is None:
+        return finish(draw(shape), dev, requires_grad)
+    data, levels = under
+    return _wrap_levels(finish(data, dev, requires_grad), levels)
+
+
+def sample_like(t: Any, draw: Any) -> Any:
+    """For ``uniform_``/``normal_`` on ``t`` under vmap: a tensor of ``draw(shape)`` samples
+    (batched per the levels' randomness), or None outside vmap."""
+    under = vmap_draw(draw, tuple(t.shape))
+    if under is None:
+        return None
+    data, levels = under
+    return _wrap_levels(Tensor._make(data, t._device), levels)
 
 
 # ---- random factories -----------------------------------------------------------------------
@@ -157,7 +222,8 @@ def rand(*size: Any, generator: Generator | None = None, dtype: dtypes.dtype | N
     shape = parse_size("rand", size, kwargs)
     dt = _float_dtype(dtype, "check_uniform_bounds", "rand")
     dev = as_device(device)
-    return finish(dev.backend.random(_gen_for(dev, generator), shape, dt.name), dev, requires_grad)
+    gen = _gen_for(dev, generator)
+    return _factory(lambda s: dev.backend.random(gen, s, dt.name), shape, dev, requires_grad)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: dtypes.dtype | None = None,
@@ -166,8 +232,9 @@ def randn(*size: Any, generator: Generator | None = None, dtype: dtypes.dtype | 
     shape = parse_size("randn", size, kwargs)
     dt = _float_dtype(dtype, "normal_kernel_cpu", "randn")
     dev = as_device(device)
-    data = dev.backend.standard_normal(_gen_for(dev, generator), shape, dt.name)
-    return finish(data, dev, requires_grad)
+    gen = _gen_for(dev, generator)
+    return _factory(lambda s: dev.backend.standard_normal(gen, s, dt.name), shape, dev,
+                    requires_grad)
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None,  # noqa: A002
@@ -241,8 +308,9 @@ def randint(*args: Any, size: Any = None, generator: Generator | None = None,
         if hi - 1 > bmax:
             raise RuntimeError(f"to - 1 is out of bounds for {dtypes.c_type_name(dt)}")
     dev = as_device(device)
-    data = dev.backend.integers(_gen_for(dev, generator), lo, hi, shape, "int64")
-    return finish(data.astype(dt.name, copy=False), dev, requires_grad)
+    gen = _gen_for(dev, generator)
+    return _factory(lambda s: dev.backend.integers(gen, lo, hi, s, "int64").astype(
+        dt.name, copy=False), shape, dev, requires_grad)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: dtypes.dtype | None = None,

@@ -2,6 +2,12 @@
 
 Each subclass ``F`` gets a node class ``FBackward`` (its instances are the ``ctx`` that
 ``forward`` and ``backward`` receive), as in PyTorch.
+
+Under the ``func`` transforms a Function must use the ``setup_context`` style (``forward``
+without ``ctx``), as in PyTorch. ``grad``/``vjp``/``jacrev`` go through its ``backward``; so do
+``jvp``/``jacfwd``, which are double-vjp here: a ``jvp`` staticmethod is never used. Under
+``vmap`` it needs a ``vmap`` staticmethod or ``generate_vmap_rule = True``; that part lives in
+``func._custom`` (installed as ``VMAP_APPLY``: this layer never imports ``func``).
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from typing import Any, Callable
 from .grad_mode import STATE, no_grad
 from .node import _INPUT, _OUTPUT, Node, _edge, _seq
 from . import node as _node, anomaly
+
+VMAP_APPLY: Any = None  # func._custom.vmap_apply: a Function applied to vmap-batched tensors
 
 
 class FunctionCtx:
@@ -181,6 +189,8 @@ class Function:
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode formula. NOTE: unused here: ``func.jvp``/``jacfwd`` are double-vjp and
+        go through ``backward``; kept so code written for PyTorch imports unchanged."""
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it with "
             "forward mode AD."
@@ -189,11 +199,17 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         T = _node.Tensor_
-        ctx = cls._backward_cls()
         tensors = [a for a in args if isinstance(a, T)]
+        uses_setup = cls.setup_context is not Function.setup_context
+        batched = any(t._level for t in tensors)
+        if batched or STATE.func_depth:
+            if not uses_setup:
+                raise RuntimeError(_NEEDS_SETUP_CONTEXT)
+            if batched:
+                return VMAP_APPLY(cls, args, kwargs)
+        ctx = cls._backward_cls()
         needs = STATE.grad_enabled and any(t.requires_grad for t in tensors)
         ctx.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
-        uses_setup = cls.setup_context is not Function.setup_context
         with no_grad():
             if uses_setup:
                 out = cls.forward(*args, **kwargs)
@@ -249,8 +265,17 @@ class Function:
             anomaly.record_forward(ctx, tuple(w for w in wrapped if isinstance(w, T)))
         return wrapped[0] if single else tuple(wrapped)
 
-    @classmethod
-    def vmap(cls, info: Any, in_dims: Any, *args: Any) -> Any:
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """The Function under ``vmap``: override it, or set ``generate_vmap_rule = True``.
+
+        It receives ``info`` (``info.batch_size``, ``info.randomness``), ``in_dims`` (per
+        argument: its batch dim, or None) and the arguments as whole-batch tensors; it returns
+        ``(output, out_dims)``, ``out_dims`` shaped like ``output``. It usually calls
+        ``apply`` again on the whole-batch tensors, so ``backward`` still applies.
+        """
         raise NotImplementedError(
             "To use autograd.Function with vmap, you must either override the vmap staticmethod "
             "or set generate_vmap_rule=True."
@@ -258,6 +283,11 @@ class Function:
 
 
 _NO_SETUP = object()
+_NEEDS_SETUP_CONTEXT = (
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+    "...), it must override the setup_context staticmethod. For more details, please see "
+    "https://pytorch.org/docs/main/notes/extending.func.html"
+)
 
 
 def _pack_custom(ctx: BackwardCFunction, args: tuple[Any, ...], outs: list[Any]) -> None:

@@ -161,7 +161,9 @@ class BatchedTensor(Tensor):
             "flow. We don't support that yet, please shout over at "
             "https://github.com/pytorch/functorch/issues/257 .")
 
-    __bool__ = __float__ = __int__ = __index__ = _data_dependent  # type: ignore[assignment]
+    # NOTE: as in torch, float()/int() read one value (the .item() error); bool() branches.
+    __float__ = __int__ = __index__ = item  # type: ignore[assignment]
+    __bool__ = _data_dependent  # type: ignore[assignment]
     tolist = _data_dependent  # type: ignore[assignment]
 
     def numpy(self, *, force: bool = False) -> Any:

@@ -72,9 +72,11 @@ def broadcast(prefix: Any, spec: Spec) -> list[Any] | None:
             return False
         kind, ctx, kids = node
         skind, sctx, skids = spec
-        if (kind in ("tuple", "namedtuple", "list")) != (skind in ("tuple", "namedtuple", "list")):
+        # NOTE: containers must be of the same kind (a tuple prefix does not cover a list), as
+        # torch's pytrees
+        if kind != skind or (kind == "namedtuple" and ctx is not sctx):
             return False
-        if kind == "dict" and (skind != "dict" or set(ctx) != set(sctx)):
+        if kind == "dict" and set(ctx) != set(sctx):
             return False
         if kind == "dict":
             by_key = dict(zip(ctx, kids))

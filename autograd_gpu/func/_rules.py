@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..functions import arith as FA
+from ..functions import compare as FC
 from ..ops import elementwise as E
 from ..ops import fused, linalg
 from ..ops import movement as M
@@ -45,7 +47,7 @@ def expand_batch(x: Tensor, bd: int | None, size: int) -> Tensor:
 
 # ---- elementwise -------------------------------------------------------------------------------
 
-@rule(E._Unary, E._Binary, E.ThresholdGrad, E.ClampTensor, M.Contiguous)
+@rule(E._Unary, E._Binary, E.ThresholdGrad, E.ClampTensor, M.Contiguous, FA.RawOp, FC.WhereT)
 def elementwise(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
                 size: int) -> tuple[Any, Any]:
     """Broadcasting ops: batched inputs get their batch dim first and are padded to the
@@ -130,19 +132,6 @@ def repeat(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
     return cls.apply(x, reps=(1,) + reps), 0
 
 
-@rule(M.Index)
-def index(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
-          size: int) -> tuple[Any, Any]:
-    key = params["key"]
-    if params["advanced"]:
-        from ._batched import loop_fallback
-
-        return loop_fallback(cls, params, args, bdims, size)
-    x = front(args[0], bdims[0])
-    key = key if type(key) is tuple else (key,)
-    return cls.apply(x, **{**params, "key": (slice(None),) + key}), 0
-
-
 # ---- matrix products ---------------------------------------------------------------------------
 
 def _mm(x: Tensor, bx: int | None, y: Tensor, by: int | None) -> tuple[Tensor, int]:
@@ -211,3 +200,6 @@ def addmm(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
     if beta != 1:
         c = c * beta
     return c + prod, 0
+
+
+from . import _rules_nn  # noqa: E402,F401  (registers the nn and indexing rules)

@@ -67,6 +67,12 @@ class _Transform:
         return tree.unflatten([t.detach() if isinstance(t, Tensor) else t for t in flat], spec)
 
 
+def _check_aux(aux: Any) -> None:
+    for a in tree.flatten(aux)[0]:
+        if not isinstance(a, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
+
+
 def _grads(outputs: list[Tensor], inputs: list[Tensor], cotangents: list[Any] | None,
            create_graph: bool, retain_graph: bool | None = None) -> list[Tensor]:
     """``autograd.grad`` with unused inputs (and outputs that need no grad) giving zeros."""
@@ -139,6 +145,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
                         "grad_and_value(f)(*args): output of function f should be a tuple: "
                         "(output, aux) if has_aux is True")
                 output, aux = output
+                _check_aux(aux)
             if not isinstance(output, Tensor):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(output)}")
@@ -206,6 +213,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                 raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
                                    "(output, aux) if has_aux is True")
             output, aux = output
+            _check_aux(aux)
         outs, out_spec = tree.flatten(output)
         _check_outputs(outs, "vjp(f, *primals)")
         for o in outs:
@@ -283,8 +291,10 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
             raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors, "
                                f"got {type(p if not isinstance(p, Tensor) else t)}")
         if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError(f"{api}: Expected primals and tangents to have the same shape, "
-                               f"got {tuple(p.shape)} and {tuple(t.shape)}")
+            raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                               "that of the original Tensor, this is not supported. Tensor is of "
+                               f"size {list(p.shape)} while the given forward gradient is of "
+                               f"size {list(t.shape)}.")
     with _Transform(flat + flat_t) as tr:
         aliases = [_alias(t) for t in flat]
         output = func(*tree.unflatten(aliases, spec))
@@ -294,6 +304,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
                 raise RuntimeError(f"{api}: output of function f should be a tuple: "
                                    "(output, aux) if has_aux is True")
             output, aux = output
+            _check_aux(aux)
         outs, out_spec = tree.flatten(output)
         _check_outputs(outs, api)
         # NOTE: u is a dummy cotangent; g(u) = u^T J is linear in u, so d<g(u), t>/du = J t.
@@ -314,10 +325,19 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
 def _dummy_cotangent(p: Tensor) -> Tensor:
     from ..creation import zeros
 
-    return zeros(*p.shape, dtype=p.dtype, device=p.device, requires_grad=True)
+    return zeros(tuple(p.shape), dtype=p.dtype, device=p.device, requires_grad=True)
 
 
 # ---- Jacobians ---------------------------------------------------------------------------------
+
+def _pieces(t: Tensor, sizes: list[int], dim: int) -> list[Tensor]:
+    """``t`` cut along ``dim`` into ``sizes``.
+
+    NOTE: by ``split`` (whose backward is a ``cat``), not by slicing: an outer transform
+    differentiates these cuts under ``vmap``, and one piece needs no cut at all.
+    """
+    return [t] if len(sizes) == 1 else list(t.split(sizes, dim))
+
 
 def _basis(flat: list[Tensor]) -> list[Tensor]:
     """Rows of the identity over all of ``flat``'s elements, split per tensor:
@@ -327,24 +347,17 @@ def _basis(flat: list[Tensor]) -> list[Tensor]:
     sizes = [t.numel() for t in flat]
     total = sum(sizes)
     e = eye(total, dtype=flat[0].dtype, device=flat[0].device)
-    out, start = [], 0
-    for t, n in zip(flat, sizes):
-        out.append(e[:, start:start + n].reshape(total, *t.shape))
-        start += n
-    return out
+    return [p.reshape(total, *t.shape) for p, t in zip(_pieces(e, sizes, 1), flat)]
 
 
 def _split_rows(rows: Tensor, flat: list[Tensor], lead: tuple[int, ...]) -> list[Tensor]:
     """``rows`` (``total`` first, then ``lead``) cut per tensor of ``flat`` and reshaped to
-    ``(*lead, *flat[i].shape)``... with ``flat``'s dims last."""
-    out, start = [], 0
-    for t in flat:
-        n = t.numel()
-        block = rows[start:start + n]  # (n, *lead)
-        nd = len(lead)
+    ``(*lead, *flat[i].shape)``: ``flat``'s dims last."""
+    out = []
+    nd = len(lead)
+    for block, t in zip(_pieces(rows, [t.numel() for t in flat], 0), flat):  # (n, *lead)
         block = block.movedim(0, nd) if nd else block  # (*lead, n)
         out.append(block.reshape(*lead, *t.shape))
-        start += n
     return out
 
 
@@ -381,11 +394,8 @@ def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
         rows_flat = tree.flatten(rows)[0]  # per input: (total_out, *in.shape)
         per_out: list[list[Tensor]] = [[] for _ in outs]
         for r, x in zip(rows_flat, flat_in):
-            start = 0
-            for j, o in enumerate(outs):
-                n = o.numel()
-                per_out[j].append(r[start:start + n].reshape(*o.shape, *x.shape))
-                start += n
+            for j, (piece, o) in enumerate(zip(_pieces(r, [o.numel() for o in outs], 0), outs)):
+                per_out[j].append(piece.reshape(*o.shape, *x.shape))
         jac = [tree.unflatten(p, in_spec) for p in per_out]
         jac = [j[0] if isinstance(nums, int) else j for j in jac]
         result = tree.unflatten(jac, out_spec)

@@ -50,6 +50,7 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        _check_out_dims(func, out_dims)
         flat_args, spec, flat_dims, size = _check_inputs(func, in_dims, args)
         if chunk_size is None or chunk_size >= size:
             return _run(func, flat_args, flat_dims, spec, size, out_dims, randomness, kwargs)
@@ -57,6 +58,18 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
                            kwargs, chunk_size)
 
     return wrapped
+
+
+def _check_out_dims(func: Any, out_dims: Any) -> None:
+    """Before ``func`` runs, as torch: every leaf of ``out_dims`` is an int or None."""
+    if isinstance(out_dims, int):
+        return
+    for d in tree.flatten(out_dims)[0]:
+        if d is not None and not isinstance(d, int):
+            raise ValueError(
+                f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
+                "or a python collection of ints representing where in the outputs the vmapped "
+                "dimension should appear.")
 
 
 def _check_inputs(func: Any, in_dims: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -251,6 +251,8 @@ def _nograd_binary(name: str, a: Any, b: Any) -> Tensor:
             f"{a._device} and {b._device}!"
         )
     a, b = _promote(a, b)
+    if batched(a, b):
+        return raw_op(lambda be, x, y: getattr(be, name)(x, y), a, b)
     bd = b._data if isinstance(b, Tensor) else b
     try:
         return Tensor._make(getattr(a.backend, name)(a._data, bd), a._device)
@@ -263,6 +265,8 @@ def _nograd_unary(name: str, doc: str) -> Callable[[Tensor], Tensor]:
     gradient."""
 
     def fn(input: Tensor) -> Tensor:  # noqa: A002
+        if input._level:
+            return raw_op(lambda be, x: getattr(be, name)(x), input)
         return Tensor._make(getattr(input.backend, name)(input._data), input._device)
 
     fn.__name__ = fn.__qualname__ = name
@@ -397,3 +401,49 @@ floor = _nograd_unary("floor", "The largest integer-valued number <= ``x`` (no g
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
     """A copy of ``input`` with its own storage (CloneBackward0)."""
     return E.Clone.apply(input)
+
+
+# ---- backend functions with no gradient, as ops (so that vmap can batch them) ----------------
+
+class RawOp(Node):
+    """``fn(backend, *arrays)``, an elementwise function recording no gradient (comparisons,
+    ``isnan``, integer arithmetic). Used when an input is batched under ``vmap``, which batches
+    it like any elementwise op."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def forward(self, *arrays: Any) -> Any:
+        return self.fn(self.backend, *arrays)
+
+
+class RawReduce(Node):
+    """``fn(backend, x, dims, keepdim)``, a reduction recording no gradient (``argmax``,
+    ``any``); used under ``vmap``, which shifts ``dims`` past the batch dim."""
+
+    def __init__(self, fn: Callable[..., Any], dims: tuple[int, ...], keepdim: bool) -> None:
+        self.fn, self.dims, self.keepdim = fn, dims, keepdim
+
+    def forward(self, x: Any) -> Any:
+        return self.fn(self.backend, x, self.dims, self.keepdim)
+
+
+def batched(*xs: Any) -> bool:
+    """Whether any of ``xs`` is a tensor batched under ``vmap``."""
+    return builtins.any(isinstance(x, Tensor) and x._level for x in xs)
+
+
+def raw_op(fn: Callable[..., Any], *inputs: Any) -> Tensor:
+    """``RawOp`` on ``inputs``, with no gradient."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return RawOp.apply(*inputs, fn=fn)  # type: ignore[no-any-return]
+
+
+def raw_reduce(fn: Callable[..., Any], x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """``RawReduce`` of ``x`` over ``dims``, with no gradient."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return RawReduce.apply(x, fn=fn, dims=dims, keepdim=keepdim)  # type: ignore[no-any-return]

@@ -9,7 +9,7 @@ from ..ops import elementwise as E
 from ..tensor import Tensor
 from .arith import (
     _broadcast_error, _is_scalar, _nograd_binary, _nograd_unary, _promote, _scalar_to_tensor,
-    as_tensor_like,
+    as_tensor_like, batched, raw_op,
 )
 
 
@@ -45,11 +45,15 @@ isfinite = _nograd_unary("isfinite", "True where ``input`` is neither inf nor na
 def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
     if input.dtype.is_floating_point:
         raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+    if input._level:
+        return raw_op(lambda be, x: ~x, input)
     return Tensor._make(~input._data, input._device)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
     """True when both have the same shape and elements."""
+    if batched(input, other):  # NOTE: a Python bool per sample: data-dependent control flow
+        return input.shape == other.shape and builtins.bool(eq(input, other).all())
     return input.shape == other.shape and builtins.bool((input._data == other._data).all())
 
 
@@ -60,14 +64,18 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,  # noqa: A002
             equal_nan: bool = False) -> Tensor:
-    b = input.backend
-    x, y = input._data, as_tensor_like(other, input)._data
-    with b.errstate(invalid="ignore"):
-        close = b.less_equal(b.abs(x - y), atol + rtol * b.abs(y))
-        close = b.logical_or(close, b.equal(x, y))
-        if equal_nan:
-            close = b.logical_or(close, b.logical_and(b.isnan(x), b.isnan(y)))
-    return Tensor._make(close, input._device)
+    other = as_tensor_like(other, input)
+
+    def close(b: Any, x: Any, y: Any) -> Any:
+        with b.errstate(invalid="ignore"):
+            out = b.logical_or(b.less_equal(b.abs(x - y), atol + rtol * b.abs(y)), b.equal(x, y))
+            if equal_nan:
+                out = b.logical_or(out, b.logical_and(b.isnan(x), b.isnan(y)))
+        return out
+
+    if batched(input, other):
+        return raw_op(close, input, other)
+    return Tensor._make(close(input.backend, input._data, other._data), input._device)
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
@@ -79,6 +87,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # no
             input, other = _scalar_to_tensor(input, other)
         elif not isinstance(other, Tensor):
             input = as_tensor_like(input, condition)
+    if isinstance(condition, Tensor) and condition._level:
+        input, other = _promote(input, other)
+        cond_t = condition if condition.dtype.name == "bool" else condition.bool()
+        return WhereT.apply(input, other, cond_t)
     cond = condition._data if isinstance(condition, Tensor) else condition
     if cond.dtype.name != "bool":
         cond = cond.astype("bool")
@@ -87,6 +99,21 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # no
         return E.Where.apply(input, other, cond=cond)
     except ValueError as e:
         raise _broadcast_error(cond, input._data) from e
+
+
+class WhereT(E.Where):
+    """``where`` with the condition as a (third, gradient-free) input: what ``vmap`` needs
+    when the condition is batched."""
+
+    def __init__(self) -> None:
+        pass
+
+    def forward(self, x: Any, y: Any, cond: Any) -> Any:  # type: ignore[override]
+        self.cond = cond
+        return super().forward(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any, None]:  # type: ignore[override]
+        return super().backward(grad) + (None,)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
@@ -98,6 +125,11 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A00
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    if input._level:
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can output dynamic shape. "
+            "Attempted to vmap over aten::nonzero. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature.")
     idx = input.backend.nonzero(input._data)
     if as_tuple:
         return tuple(Tensor._make(i.astype("int64"), input._device) for i in idx)

@@ -19,12 +19,70 @@ from .inplace_ops import _check_inplace_target, _write_error, copy_, inplace
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
     d = normalize_dim(dim, input.ndim)
+    if index._level:
+        return _index_tensors(input, (slice(None),) * d + (index,), "IndexSelectBackward0")
     key = (slice(None),) * d + (index._data,)
     return M.Index.apply(input, key=key, name="IndexSelectBackward0", advanced=True)
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+    if index._level:
+        return GatherT.apply(input, index, dim=normalize_dim(dim, input.ndim))  # type: ignore[no-any-return]
     return M.Gather.apply(input, dim=normalize_dim(dim, input.ndim), index=index._data)
+
+
+# ---- index tensors as op inputs (vmap: batched indices) --------------------------------------
+
+class _Slot:
+    """In a key template: the ``i``-th index tensor input of ``IndexT``."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+
+def fill_key(template: tuple[Any, ...], values: list[Any]) -> tuple[Any, ...]:
+    """``template`` with each slot replaced by its value."""
+    return tuple(values[k.i] if isinstance(k, _Slot) else k for k in template)
+
+
+def _index_tensors(t: Tensor, key: tuple[Any, ...], name: str) -> Tensor:
+    """``t[key]`` where ``key`` holds batched index tensors: they become inputs of ``IndexT``."""
+    tensors = [k for k in key if isinstance(k, Tensor)]
+    slots = iter(range(len(tensors)))
+    template = tuple(_Slot(next(slots)) if isinstance(k, Tensor) else k for k in key)
+    return IndexT.apply(t, *tensors, key=template, name=name)  # type: ignore[no-any-return]
+
+
+class IndexT(M.Index):
+    """Advanced indexing whose index arrays arrive as inputs (slots of ``key``) rather than as
+    constants, so that ``vmap`` can batch them; backward as ``Index``."""
+
+    def __init__(self, key: Any, name: str) -> None:
+        super().__init__(key, name, True)
+
+    def forward(self, x: Any, *index: Any) -> Any:  # type: ignore[override]
+        self.key = fill_key(self.key, list(index))
+        return super().forward(x)
+
+    def backward(self, grad: Any) -> tuple[Any, ...]:  # type: ignore[override]
+        return super().backward(grad) + (None,) * (len(self.needs_input_grad) - 1)
+
+
+class GatherT(M.Gather):
+    """``gather`` with the index as an input (``vmap``: a batched index); backward as
+    ``Gather``."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim, None)
+
+    def forward(self, x: Any, index: Any) -> Any:  # type: ignore[override]
+        self.index = index
+        return super().forward(x)
+
+    def backward(self, grad: Any) -> tuple[Any, None]:  # type: ignore[override]
+        return super().backward(grad) + (None,)
 
 
 # ---- indexing --------------------------------------------------------------------------------
@@ -36,7 +94,16 @@ def _index_key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool]:
     out: list[Any] = []
     advanced = False
     for k in key:
-        if isinstance(k, Tensor):
+        if isinstance(k, Tensor) and k._level:
+            if k.dtype is dtypes.bool:
+                raise RuntimeError(
+                    "vmap: We do not support batching operators that can support dynamic shape. "
+                    "Attempting to batch over indexing with a boolean mask.")
+            if k.dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(k)
+            advanced = True
+        elif isinstance(k, Tensor):
             if k.ndim == 0 and not k.dtype.is_floating_point and k.dtype is not dtypes.bool:
                 out.append(int(k.item()))
                 continue
@@ -131,6 +198,8 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: ints select (SelectBackward0), slices slice (SliceBackward0), None adds a
     dimension; integer/bool tensors and lists index (IndexBackward0)."""
     npkey, advanced = _index_key(t, key)
+    if advanced and builtins.any(isinstance(k, Tensor) for k in npkey):
+        return _index_tensors(t, npkey, "IndexBackward0")
     if advanced:
         _check_masks(t.shape, npkey)
         try:
@@ -172,6 +241,9 @@ def getitem(t: Tensor, key: Any) -> Tensor:
 def setitem(t: Tensor, key: Any, value: Any) -> None:
     """``t[key] = value``, in place; recorded as CopySlices when autograd is involved."""
     value_t = value if isinstance(value, Tensor) else None
+    if t._level or value_t is not None and value_t._level:
+        _setitem_batched(t, key, value)
+        return
     recording = STATE.grad_enabled and (t._requires_grad or (value_t is not None and value_t._requires_grad))
     npkey, advanced = _index_key(t, key)
     if not advanced:
@@ -195,6 +267,16 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         inplace(t, _index_put, npkey, value_t)
         return
     copy_(getitem(t, key), value_t)
+
+
+def _setitem_batched(t: Tensor, key: Any, value: Any) -> None:
+    """``t[key] = value`` under vmap: a basic key writes into the (batched) view ``t[key]``."""
+    npkey, advanced = _index_key(t, key)
+    if advanced:
+        raise RuntimeError("vmap: t[key] = value with an advanced (tensor or list) key is not "
+                           "supported inside vmap; use index_put or torch.where instead")
+    view = getitem(t, key)
+    inplace(view, lambda x, v: as_tensor_like(v, x).to(x.dtype).expand(x.shape), value)
 
 
 def _fit_value(t: Tensor, npkey: Any, advanced: bool, value: Tensor) -> Tensor:

@@ -90,6 +90,8 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     rewired through CopySlices. Saved copies keep gradients exact even though ``t`` is
     overwritten.
     """
+    if t._level or _any_batched(args):
+        return _batched_inplace(t, fn, *args, **kwargs)
     _check_inplace_target(t)
     recording = STATE.grad_enabled and (
         t._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -117,6 +119,52 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     _write(t, result)
     _set_grad_fn(t, result.grad_fn, result._output_nr, result._requires_grad)
     return t
+
+
+def _any_batched(args: Any) -> bool:
+    return builtins.any(isinstance(a, Tensor) and a._level for a in args)
+
+
+def _batched_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
+    """An in-place op under ``vmap``: the out-of-place result, written into the physical
+    tensor under ``t``'s wrappers. A result batched where ``t`` is not cannot fit (torch's
+    refusal)."""
+    from ..func._batched import levels_of, map_physical
+
+    src = t
+    if STATE.grad_enabled and (t._requires_grad or builtins.any(
+            isinstance(a, Tensor) and a._requires_grad for a in args)):
+        # NOTE: backward may read the old value, which the write below overwrites: the op
+        # reads a copy (recorded, so gradients still reach the old value).
+        src = map_physical(t, lambda p: p.clone())
+    result = fn(src, *args, **kwargs)
+    extra = set(levels_of(result)) - set(levels_of(t))
+    if extra:
+        name = getattr(fn, "__name__", "the operator")
+        raise RuntimeError(
+            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+            "Tensor `other` in extra_args that has more elements than `self`. This happened due "
+            "to `other` being vmapped over but `self` not being vmapped over at level "
+            f"{max(extra)}. Please try to use out-of-place operators instead of {name}. If said "
+            "operator is being called inside the PyTorch framework, please file a bug report "
+            "instead.")
+    if not _can_cast(result.dtype, t.dtype):
+        raise _cast_error(result.dtype, t.dtype)
+    write_batched(t, result if result.dtype is t.dtype else result.to(t.dtype))
+    return t
+
+
+def write_batched(t: Tensor, value: Tensor) -> None:
+    """Copy ``value`` (batched at some of ``t``'s levels) into ``t``: level by level, down to
+    its plain tensor, where an ordinary (recorded) ``copy_`` happens."""
+    from ..func._batched import expose
+
+    if not t._level:
+        copy_(t, value)
+        return
+    inner, bdim = t._value, t._bdim  # type: ignore[attr-defined]
+    v = expose(value, t._level, inner.shape[bdim])
+    write_batched(inner, v.movedim(0, bdim) if bdim else v)
 
 
 def _alias(t: Tensor) -> Tensor:
@@ -300,6 +348,8 @@ def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor |
     """In-place arithmetic without autograd straight into ``t``'s storage (the optimizer path)."""
     if STATE.grad_enabled and (t._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
         return None
+    if t._level or isinstance(other, Tensor) and other._level:
+        return None
     if t._base is not None and t._base._requires_grad and STATE.grad_enabled:
         return None
     _check_inplace_target(t)
@@ -387,6 +437,8 @@ def fill_(t: Tensor, value: Any, name: str = "FillBackward0") -> Tensor:
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
         return copy_(t, value.expand(t.shape) if t.ndim else value)
+    if t._level:
+        return _batched_inplace(t, lambda x: _Fill.apply(x, value=value, name=name))
     if not STATE.grad_enabled or not (t._requires_grad or (t._base is not None and t._base._requires_grad)):
         _check_inplace_target(t)
         try:
@@ -425,6 +477,8 @@ def copy_(t: Tensor, src: Any) -> Tensor:
         src = as_tensor_like(src, t)
     if src._device is not t._device:
         src = src.to(t._device)
+    if t._level or src._level:
+        return _batched_inplace(t, lambda x, s: s.expand(x.shape), src)
     recording = STATE.grad_enabled and (src._requires_grad or t._requires_grad or
                                          (t._base is not None and t._base._requires_grad))
     if not recording:
@@ -455,6 +509,10 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = 
 
 def _sample_into(t: Tensor, sample: Callable[[], Any]) -> Tensor:
     with no_grad():
-        t._data[...] = sample()
+        values = sample()
+        if isinstance(values, Tensor):  # NOTE: under vmap (see random.sample_like)
+            _batched_inplace(t, lambda x, v: v.expand(x.shape), values)
+            return t
+        t._data[...] = values
     t._counter().bump()
     return t

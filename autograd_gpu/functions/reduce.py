@@ -11,7 +11,7 @@ from ..ops import fused
 from ..ops import reduce as R
 from ..ops.util import normalize_dim, normalize_dims
 from ..tensor import Tensor
-from .arith import _float_input, _type_name, maximum, minimum
+from .arith import _float_input, _type_name, maximum, minimum, raw_reduce
 
 
 # ---- reductions ------------------------------------------------------------------------------
@@ -164,6 +164,14 @@ def _arg(input: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:  #
     if input.dtype is dtypes.bool:
         raise RuntimeError(f"{name}(): does not support bool input")
     b = input.backend
+    if input._level:
+        flat = dim is None
+        x = input.reshape(-1) if flat else input
+        d = 0 if dim is None else normalize_dim(dim, input.ndim)
+        out_t = raw_reduce(lambda be, a, dims, keep: getattr(be, name)(
+            a, axis=dims[0], keepdims=keep).astype("int64", copy=False), x, (d,),
+            keepdim and not flat)
+        return out_t.reshape((1,) * input.ndim) if flat and keepdim else out_t
     if dim is None:
         out = getattr(b, name)(input._data.reshape(-1))
         if keepdim:
@@ -204,6 +212,10 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
 
 def _bool_reduce(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:  # noqa: A002
     axis = None if dim is None else normalize_dims(dim, input.ndim)
+    if input._level:
+        dims = tuple(range(input.ndim)) if axis is None else axis
+        return raw_reduce(lambda be, a, ds, keep: getattr(be, name)(a, axis=ds, keepdims=keep),
+                          input, dims, keepdim)
     out = getattr(input.backend, name)(input._data, axis=axis, keepdims=keepdim)
     return Tensor._make(out, input._device)
 

@@ -113,6 +113,19 @@ def normalize_padding_idx(padding_idx: int | None, num_embeddings: int) -> int |
     return padding_idx
 
 
+def _embedding_batched(input: Tensor, weight: Tensor, padding_idx: int, max_norm: Any,  # noqa: A002
+                       scale_grad_by_freq: bool) -> Tensor:
+    """``embedding`` with indices batched by ``func.vmap``: a batched ``index_select`` (the same
+    rows and gradients); the padding row's lookups are cut from the graph."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise RuntimeError("vmap: embedding with max_norm or scale_grad_by_freq and batched "
+                           "indices is not supported by autograd_gpu")
+    out = weight.index_select(0, input.reshape(-1)).reshape(*input.shape, weight.shape[1])
+    if padding_idx >= 0:
+        out = out.where((input != padding_idx).unsqueeze(-1), out.detach())
+    return out
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -148,6 +161,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         )
     if sparse:
         raise NotImplementedError("sparse gradients are not supported in autograd_gpu")
+    if input._level:
+        return _embedding_batched(input, weight, padding_idx, max_norm, scale_grad_by_freq)
     b = weight.backend
     idx = input._data if input._device is weight._device else b.asarray(
         input.backend.to_host(input._data))

@@ -127,10 +127,26 @@ class Bmm(Node):
                 f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}]."
             )
         self.save_for_backward(x, y)
-        return self.backend.matmul(x, y)
+        return _bmm(self.backend, x, y)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
         need = self.needs_input_grad
         return (grad.bmm(y.transpose(1, 2)) if need[0] else None,
                 x.transpose(1, 2).bmm(grad) if need[1] else None)
+
+
+def _bmm(b: Any, x: Any, y: Any) -> Any:
+    """``x @ y`` for 3-D arrays, with two shapes that vmap makes common done in one call.
+
+    NOTE: a ``y`` broadcast along the batch (stride 0: a weight every sample shares, as
+    ``vmap(grad(f))`` lifts it) multiplies as one GEMM on the folded rows; an inner size of 1
+    (per-sample outer products, the weight gradients of that case) is a broadcast multiply.
+    Both give the same numbers as the batched product.
+    """
+    batch, n, k = x.shape
+    if k == 1:
+        return b.multiply(x, y)
+    if batch > 1 and y.strides[0] == 0:
+        return b.reshape(b.matmul(b.reshape(x, (batch * n, k)), y[0]), (batch, n, y.shape[2]))
+    return b.matmul(x, y)
