@@ -261,11 +261,11 @@ def test_inplace_into_unbatched_refused() -> None:
 # ---- randomness --------------------------------------------------------------------------------
 
 RANDOM = [
-    lambda L, x: x + L.rand(4, dtype=x.dtype),
-    lambda L, x: x + L.randn(4, dtype=x.dtype),
+    lambda L, x: x + L.rand(4, dtype=x.dtype, device=x.device),
+    lambda L, x: x + L.randn(4, dtype=x.dtype, device=x.device),
     lambda L, x: x + L.rand_like(x),
     lambda L, x: x + L.randn_like(x),
-    lambda L, x: x + L.randint(0, 1000, (4,)).to(x.dtype),
+    lambda L, x: x + L.randint(0, 1000, (4,), device=x.device).to(x.dtype),
     lambda L, x: x.clone().normal_(),
     lambda L, x: x.clone().uniform_(),
     lambda L, x: _F(L).dropout(x + 1, 0.5),
@@ -280,16 +280,16 @@ def test_randomness_modes(device: str, k: int) -> None:
     ours = _message(lambda: ag.func.vmap(lambda a: f(ag, a))(ag.tensor(x, device=device)))
     assert ours == theirs
     xs = ag.tensor(np.zeros((5, 4)), device=device)
-    diff = ag.func.vmap(lambda a: f(ag, a), randomness="different")(xs).numpy()
+    diff = ag.func.vmap(lambda a: f(ag, a), randomness="different")(xs).cpu().numpy()
     assert all(not np.array_equal(diff[0], diff[i]) for i in range(1, 5))
-    same = ag.func.vmap(lambda a: f(ag, a), randomness="same")(xs).numpy()
+    same = ag.func.vmap(lambda a: f(ag, a), randomness="same")(xs).cpu().numpy()
     assert all(np.array_equal(same[0], same[i]) for i in range(1, 5))
 
 
 def test_randomness_nested_levels(device: str) -> None:
     """Each level applies its own mode: 'different' outside, 'same' inside."""
     x = ag.zeros(4, 3, device=device)
-    out = ag.func.vmap(ag.func.vmap(lambda a: a + ag.rand(()), randomness="same"),
-                       randomness="different")(x).numpy()
+    out = ag.func.vmap(ag.func.vmap(lambda a: a + ag.rand((), device=a.device), randomness="same"),
+                       randomness="different")(x).cpu().numpy()
     assert np.all(out == out[:, :1])
     assert len(set(out[:, 0].tolist())) == 4
