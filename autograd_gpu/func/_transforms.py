@@ -21,7 +21,7 @@ from ..autograd import api as _api
 from ..autograd.grad_mode import STATE, enable_grad
 from ..tensor import Tensor
 from . import _pytree as tree
-from ._batched import LEVELS, lift, map_physical
+from ._batched import LEVELS, chain, lift, map_physical
 from ._vmap import vmap
 
 
@@ -46,8 +46,29 @@ class _Transform:
     them, as ``torch.func`` does; remembers whether the caller can differentiate results."""
 
     def __init__(self, inputs: list[Any]) -> None:
-        self.outer = STATE.grad_enabled and (
+        self.grad_mode = STATE.grad_enabled
+        self.outer = self.grad_mode and (
             STATE.func_depth > 0 or any(isinstance(t, Tensor) and t.requires_grad for t in inputs))
+
+    def see(self, outputs: list[Any], aliases: list[Tensor]) -> None:
+        """After ``func`` ran: results must stay differentiable also when ``func`` closed over
+        a tensor that requires grad (the graph reaches a leaf that is not one of ``aliases``)."""
+        if self.outer or not self.grad_mode:
+            return
+        own = {id(chain(a)[0]) for a in aliases}
+        stack = [o.grad_fn for o in outputs if isinstance(o, Tensor) and o.grad_fn is not None]
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node._is_accumulator:
+                if id(node.variable) not in own:
+                    self.outer = True
+                    return
+                continue
+            stack.extend(n for n, _ in node.next_functions if n is not None)
 
     def __enter__(self) -> _Transform:
         STATE.func_depth += 1
@@ -154,6 +175,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
                     "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
                     f"tensor with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev "
                     "APIs instead?")
+            tr.see([output], aliases)
             grads = _grads([output], aliases, None, create_graph=tr.outer)
         result = tr.done(tree.unflatten(grads, spec))
         value = tr.done(output)
@@ -220,6 +242,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
             if not o.dtype.is_floating_point:
                 raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
                                    f"complex Tensors, got Tensor with dtype {o.dtype}")
+        tr.see(outs, aliases)
     outer = tr.outer
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True,
@@ -307,6 +330,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
             _check_aux(aux)
         outs, out_spec = tree.flatten(output)
         _check_outputs(outs, api)
+        tr.see(outs, aliases)
         # NOTE: u is a dummy cotangent; g(u) = u^T J is linear in u, so d<g(u), t>/du = J t.
         us = [map_physical(o, _dummy_cotangent) for o in outs]
         gs = _grads(outs, aliases, us, create_graph=True)

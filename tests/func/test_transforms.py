@@ -398,3 +398,36 @@ def test_more_compositions(device: str) -> None:
     want = _more_compositions(torch, tf.vmap, tf, tx, ty, txs)
     for k in want:
         check(got[k], want[k])
+
+
+def test_grad_closing_over_a_tensor_that_requires_grad() -> None:
+    """As in torch.func: a closed-over weight keeps grad's result on the graph."""
+    w = ag.randn(3, dtype=ag.float64, requires_grad=True)
+    x = ag.randn(3, dtype=ag.float64)
+    wt = torch.tensor(w.detach().numpy(), requires_grad=True)
+    xt = torch.tensor(x.numpy())
+    g = ag.func.grad(lambda v: (w * v.sin()).sum())(x)
+    gt = torch.func.grad(lambda v: (wt * v.sin()).sum())(xt)
+    assert g.requires_grad and gt.requires_grad
+    g.sum().backward()
+    gt.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_vmap_grad_closing_over_a_weight_that_requires_grad() -> None:
+    W = ag.randn(3, 4, dtype=ag.float64, requires_grad=True)
+    X = ag.randn(5, 3, dtype=ag.float64)
+    Wt = torch.tensor(W.detach().numpy(), requires_grad=True)
+    Xt = torch.tensor(X.numpy())
+    r = ag.func.vmap(ag.func.grad(lambda x: (x @ W).tanh().sum()))(X)
+    rt = torch.func.vmap(torch.func.grad(lambda x: (x @ Wt).tanh().sum()))(Xt)
+    r.pow(2).sum().backward()
+    rt.pow(2).sum().backward()
+    np.testing.assert_allclose(r.detach().numpy(), rt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(W.grad.numpy(), Wt.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_top_level_results_leave_the_graph() -> None:
+    x = ag.randn(3, dtype=ag.float64)
+    g = ag.func.grad(lambda v: (v.sin() * v).sum())(x)
+    assert not g.requires_grad and g.grad_fn is None
