@@ -64,9 +64,10 @@ def _shift(dims: Any) -> Any:
     return tuple(d + 1 for d in dims)
 
 
-@rule(R._Reduce)
-def reduction(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
-              size: int) -> tuple[Any, Any]:
+@rule(R._Reduce, M.Squeeze)
+def along_dims(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
+               size: int) -> tuple[Any, Any]:
+    """Ops over a tuple of ``dims`` (reductions, squeeze): batch first, dims + 1."""
     x = front(args[0], bdims[0])
     return cls.apply(x, **{**params, "dims": _shift(params["dims"])}), 0
 
@@ -86,13 +87,6 @@ def along_dim(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any
     xs = [expand_batch(a, bd, size) for a, bd in zip(args, bdims)]
     out = cls.apply(*xs, **{**params, "dim": params["dim"] + 1})
     return out, (0,) * len(out) if type(out) is tuple else 0
-
-
-@rule(M.Squeeze)
-def squeeze(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
-            size: int) -> tuple[Any, Any]:
-    x = front(args[0], bdims[0])
-    return cls.apply(x, **{**params, "dims": _shift(params["dims"])}), 0
 
 
 @rule(M.Permute)

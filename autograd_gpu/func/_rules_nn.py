@@ -18,7 +18,7 @@ from ..ops import nn_ops as N
 from ..ops import norm_ops as NO
 from ..tensor import Tensor
 from ._batched import front, rule
-from ._rules import _lnd, _pad, expand_batch
+from ._rules import _lnd, _pad, along_dims, expand_batch
 
 Rule = tuple[Any, Any]
 
@@ -324,8 +324,4 @@ def scatter_add(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[A
 
 # ---- ops without gradients on raw arrays (functions/arith.py) -----------------------------------
 
-@rule(FA.RawReduce)
-def raw_reduce(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
-               size: int) -> Rule:
-    x = front(args[0], bdims[0])
-    return cls.apply(x, **{**params, "dims": tuple(d + 1 for d in params["dims"])}), 0
+rule(FA.RawReduce)(along_dims)

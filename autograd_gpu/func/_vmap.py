@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from ..tensor import Tensor
 from . import _pytree as tree
-from ._batched import LEVELS, BatchedTensor, expose
+from ._batched import LEVELS, BatchedTensor, expose, levels_of
 
 _RANDOMNESS = ("error", "different", "same")
 
@@ -137,12 +137,7 @@ def _run(func: Any, flat_args: list[Any], flat_dims: list[Any], spec: Any, size:
 def _unwrap(func: Any, out: Any, out_dims: Any, level: int, size: int) -> Any:
     name = _name(func)
     flat, spec = tree.flatten(out)
-    if isinstance(out, Tensor):
-        dims: list[Any] | None = (
-            [out_dims] if out_dims is None or isinstance(out_dims, int)
-            else list(out_dims) if isinstance(out_dims, tuple) and len(out_dims) == 1 else None)
-    else:
-        dims = tree.broadcast(out_dims, spec)
+    dims = _flat_out_dims(out, out_dims, spec)
     if dims is None:
         raise ValueError(
             f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
@@ -157,7 +152,7 @@ def _unwrap(func: Any, out: Any, out_dims: Any, level: int, size: int) -> Any:
                 "python collection of ints representing where in the outputs the vmapped "
                 "dimension should appear.")
         if d is None:
-            if isinstance(o, Tensor) and level in _levels(o):
+            if isinstance(o, Tensor) and level in levels_of(o):
                 raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor "
                                  "when out_dim is None")
             result.append(o)
@@ -175,10 +170,13 @@ def _unwrap(func: Any, out: Any, out_dims: Any, level: int, size: int) -> Any:
     return tree.unflatten(result, spec)
 
 
-def _levels(t: Tensor) -> list[int]:
-    from ._batched import levels_of
-
-    return levels_of(t)
+def _flat_out_dims(out: Any, out_dims: Any, spec: Any) -> list[Any] | None:
+    """One out_dim per output leaf (None when ``out_dims`` does not fit the outputs)."""
+    if isinstance(out, Tensor):
+        if out_dims is None or isinstance(out_dims, int):
+            return [out_dims]
+        return list(out_dims) if isinstance(out_dims, tuple) and len(out_dims) == 1 else None
+    return tree.broadcast(out_dims, spec)
 
 
 def _run_chunks(func: Any, flat_args: list[Any], flat_dims: list[Any], spec: Any, size: int,
@@ -195,10 +193,9 @@ def _run_chunks(func: Any, flat_args: list[Any], flat_dims: list[Any], spec: Any
         if rng is not None:
             random.set_rng_state(rng)  # NOTE: 'same' means the same draws in every chunk
         outs.append(_run(func, chunk, flat_dims, spec, n, out_dims, randomness, kwargs))
-    flat0, out_spec = tree.flatten(outs[0])
-    dims = ([out_dims] if isinstance(outs[0], Tensor) and not isinstance(out_dims, tuple)
-            else list(out_dims) if isinstance(outs[0], Tensor) else tree.broadcast(out_dims, out_spec))
-    assert dims is not None
+    out_spec = tree.flatten(outs[0])[1]
+    dims = _flat_out_dims(outs[0], out_dims, out_spec)
+    assert dims is not None  # NOTE: _unwrap checked it on every chunk
     flats = [tree.flatten(o)[0] for o in outs]
     merged = []
     for k, d in enumerate(dims):

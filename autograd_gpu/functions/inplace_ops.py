@@ -17,7 +17,9 @@ from ..autograd.node import _seq as _node_seq
 from ..ops import elementwise as E
 from ..device import device
 from ..tensor import Tensor
-from .arith import _check_sub, _is_scalar, _type_name, add, as_tensor_like, clamp, div, mul, sub
+from .arith import (
+    _check_sub, _is_scalar, _type_name, add, as_tensor_like, batched, clamp, div, mul, sub,
+)
 from .shape import _broadcast_shapes
 
 
@@ -90,7 +92,7 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     rewired through CopySlices. Saved copies keep gradients exact even though ``t`` is
     overwritten.
     """
-    if t._level or _any_batched(args):
+    if t._level or batched(*args):
         return _batched_inplace(t, fn, *args, **kwargs)
     _check_inplace_target(t)
     recording = STATE.grad_enabled and (
@@ -119,10 +121,6 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     _write(t, result)
     _set_grad_fn(t, result.grad_fn, result._output_nr, result._requires_grad)
     return t
-
-
-def _any_batched(args: Any) -> bool:
-    return builtins.any(isinstance(a, Tensor) and a._level for a in args)
 
 
 def _batched_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:

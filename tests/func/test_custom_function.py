@@ -400,19 +400,7 @@ def no_vmap_rule(lib: Any, generate: bool = False, override: bool = False) -> An
 
 
 def bad_vmap(lib: Any, result: Any) -> Any:
-    class Bad(lib.autograd.Function):
-        @staticmethod
-        def forward(x: Any) -> Any:
-            return x * 2
-
-        @staticmethod
-        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-            pass
-
-        @staticmethod
-        def backward(ctx: Any, grad: Any) -> Any:
-            return grad * 2
-
+    class Bad(no_vmap_rule(lib)):  # type: ignore[misc]
         @staticmethod
         def vmap(info: Any, in_dims: Any, x: Any) -> Any:
             return result(x)
