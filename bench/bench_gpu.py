@@ -234,7 +234,8 @@ def mismatch(got: Any, want: Any, rtol: float, atol: Any, float32: bool = True) 
         return f"dtype {g.dtype}, expected float32"
     g64, w64 = g.astype(cp.float64), w.astype(cp.float64)
     err = cp.abs(g64 - w64)
-    bad = ~(err <= atol + rtol * cp.abs(w64))  # NOTE: NaN compares False, so it counts as bad
+    # NOTE: NaN compares False, so it counts as bad; equal infinities (x/0 in both) match.
+    bad = ~((err <= atol + rtol * cp.abs(w64)) | (g64 == w64))
     n_bad = int(bad.sum())
     if not n_bad:
         return None

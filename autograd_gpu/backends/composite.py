@@ -19,8 +19,49 @@ GELU_BETA = math.sqrt(2.0 / math.pi)  # the tanh approximation's sqrt(2 / pi)
 GELU_KAPPA = 0.044715
 
 
+def _is_array(k: Any) -> bool:
+    return getattr(k, "ndim", None) is not None and not isinstance(k, int)
+
+
+def key_width(k: Any) -> int:
+    """How many dimensions an entry of a NumPy index key covers: a boolean mask its ndim, None
+    and Ellipsis none here (the caller spreads Ellipsis), anything else one."""
+    if k is None or k is Ellipsis:
+        return 0
+    return int(k.ndim) if _is_array(k) and k.dtype.kind == "b" else 1
+
+
 class Composite:
     """Mixin of fused primitives built from the backend's elementwise and reduction entries."""
+
+    # ---- indexing ---------------------------------------------------------------------------
+    def check_index(self: Any, shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
+        """PyTorch's IndexError for an index array with an entry out of range, before indexing:
+        CuPy would wrap the entry around silently and NumPy names the axis. As in PyTorch, the
+        n-th index array (a mask counting one per dimension it covers) is 'dimension n'. Costs
+        one device-to-host copy of each integer array's extremes, only when the key has one."""
+        n_real = sum(key_width(k) for k in key)
+        checked: list[tuple[Array, int, int]] = []  # (array, size of its dimension, ordinal)
+        dim = ordinal = 0
+        for k in key:
+            if k is Ellipsis:
+                dim += len(shape) - n_real
+                continue
+            if _is_array(k):
+                if k.dtype.kind in "iu" and k.size and dim < len(shape):
+                    checked.append((k, shape[dim], ordinal))
+                ordinal += key_width(k)
+            dim += key_width(k)
+        if not checked:
+            return
+        ends = self.to_host(self.stack([self.stack([k.min(), k.max()]).astype("int64")
+                                        for k, _, _ in checked]))
+        for (k, n, ordinal), (lo, hi) in zip(checked, ends.tolist()):
+            if lo < -n or hi >= n:
+                flat = k.reshape(-1)
+                first = int(((flat < -n) | (flat >= n)).argmax())
+                raise IndexError(f"index {int(flat[first])} is out of bounds for dimension "
+                                 f"{ordinal} with size {n}")
 
     # ---- activations and their backwards (``grad`` is the incoming gradient) ------------------
     def relu(self: Any, x: Array) -> Array:

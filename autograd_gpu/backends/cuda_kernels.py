@@ -180,6 +180,18 @@ def _launch_groups(name: str, dtype: str, units: int, group: int, args: tuple[An
     get_kernel(name, dtype)((_blocks(units, per_block),), (group, per_block), args)
 
 
+_DTYPE_NAMES: dict[Any, str] = {}
+
+
+def dtype_name(dt: Any) -> str:
+    """``dt.name``, cached by the dtype object: NumPy computes ``.name`` in Python on every
+    access (microseconds, several times per launch otherwise)."""
+    name = _DTYPE_NAMES.get(dt)
+    if name is None:
+        name = _DTYPE_NAMES[dt] = dt.name
+    return name
+
+
 def supported(*xs: Any) -> bool:
     """True when the kernels can serve these operands: each a cupy array or a Python int/float,
     at least one array, and all arrays of one dtype in ``KERNEL_DTYPES``."""
@@ -189,7 +201,7 @@ def supported(*xs: Any) -> bool:
     dtype = None
     for x in xs:
         if isinstance(x, cp.ndarray):
-            name = x.dtype.name
+            name = dtype_name(x.dtype)
             if name not in KERNEL_DTYPES or (dtype is not None and name != dtype):
                 return False
             dtype = name
@@ -350,7 +362,7 @@ def _operand(cp: Any, v: Any) -> Any:
 
 
 def _common_dtype(*arrays: Any) -> str:
-    dtypes = {a.dtype.name for a in arrays if a is not None}
+    dtypes = {dtype_name(a.dtype) for a in arrays if a is not None}
     if not dtypes:
         raise TypeError("at least one operand must be a cupy array (both are scalars)")
     if len(dtypes) > 1 or next(iter(dtypes)) not in KERNEL_DTYPES:
@@ -747,7 +759,7 @@ def cross_entropy_backward(logits: Any, target: Any, lse: Any, grad_loss: Any,
     grad_logits = cp.empty((n, c), dtype)
     if n * c == 0:
         return grad_logits
-    if grad_loss.dtype.name != dtype:
+    if dtype_name(grad_loss.dtype) != dtype:
         grad_loss = grad_loss.astype(dtype)
     if grad_loss.ndim == 0:
         stride = 0

@@ -83,6 +83,15 @@ def _fused(name: str, kernel: Callable[..., Array], arrays: int = 1) -> Any:
     return run
 
 
+def _add_at(x: Array, key: Any, values: Array) -> None:
+    """``x[key] += values`` with repeated indices accumulating: ``cupy.add.at`` (CuPy >= 13;
+    CuPy 14 deprecates the older ``cupyx.scatter_add``, which serves CuPy 12)."""
+    if hasattr(cp.add, "at"):
+        cp.add.at(x, key, values)
+    else:  # pragma: no cover - CuPy 12
+        cupyx.scatter_add(x, key, values)
+
+
 class _NoErrstate(contextlib.AbstractContextManager):
     """CuPy has no floating-point error state: inf and nan arise silently, as in PyTorch."""
 
@@ -358,12 +367,12 @@ class CupyBackend(Composite):
 
     @staticmethod
     def index_add(x: Array, key: Any, values: Array) -> None:
-        cupyx.scatter_add(x, key, values)
+        _add_at(x, key, values)
 
     @staticmethod
     def scatter_add(out: Array, index: Array, src: Array, axis: int) -> None:
         """``out[..., index[i], ...] += src[i]`` along ``axis`` (repeated indices accumulate)."""
-        cupyx.scatter_add(out, _along_axis_key(index, axis), src)
+        _add_at(out, _along_axis_key(index, axis), src)
 
     @staticmethod
     def is_contiguous(x: Array) -> bool:

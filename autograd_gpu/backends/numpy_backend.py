@@ -169,12 +169,19 @@ class NumpyBackend(Composite):
     @staticmethod
     def view(x: Array, shape: Shape) -> Array | None:
         """``x`` reshaped without copying, or None when its strides make that impossible."""
-        out = x.view()
+        # NOTE: reshape(copy=False) raises instead of copying; NumPy 2.5 deprecates the older
+        # way (assigning to a view's .shape), and NumPy < 2.1 has no copy argument.
         try:
-            out.shape = shape
-        except AttributeError:
+            return x.reshape(shape, copy=False)
+        except ValueError:
             return None
-        return out
+        except TypeError:  # NumPy < 2.1
+            out = x.view()
+            try:
+                out.shape = shape
+            except AttributeError:
+                return None
+            return out
 
     @staticmethod
     def index_add(x: Array, key: Any, values: Array) -> None:

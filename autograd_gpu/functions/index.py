@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import dtypes
 from ..autograd.grad_mode import STATE
+from ..backends.composite import key_width
 from ..ops import elementwise as E
 from ..ops import movement as M
 from ..ops.util import normalize_dim
@@ -158,11 +159,7 @@ def _check_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
 
 def _check_masks(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
     """PyTorch's IndexError for a boolean mask whose shape does not match the dims it covers."""
-    def width(k: Any) -> int:
-        if k is None or k is Ellipsis:
-            return 0
-        return int(k.ndim) if getattr(k, "dtype", None) is not None and k.dtype.kind == "b" else 1
-
+    width = key_width
     real = builtins.sum(width(k) for k in key)
     full: list[int] = []  # the indexed shape with the None dims inserted, as PyTorch reports it
     dim = 0
@@ -248,6 +245,9 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     npkey, advanced = _index_key(t, key)
     if not advanced:
         _check_bounds(t.shape, npkey)
+    else:
+        _check_masks(t.shape, npkey)
+        t.backend.check_index(t.shape, npkey)
     if value_t is not None:
         value_t = _fit_value(t, npkey, advanced, value_t)
     if not recording:

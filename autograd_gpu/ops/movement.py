@@ -161,6 +161,8 @@ class Index(Node):
 
     def forward(self, x: Any) -> Any:
         self.in_shape = x.shape
+        if self.advanced:
+            self.backend.check_index(x.shape, self.key)
         return x[self.key]  # NOTE: basic keys end in Ellipsis, so even x[0, 1] is a 0-d view
 
     def backward(self, grad: Any) -> tuple[Any]:

@@ -272,6 +272,30 @@ def index_key(key: Any, srcs: list[Any]) -> Any:
     return key
 
 
+def wrap_out_of_range(shape: tuple[int, ...], key: Any) -> Any:
+    """The key with its integer-array entries taken modulo their dimension's size: CuPy wraps
+    out-of-range fancy indices around (its documented difference from NumPy, which raises)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [np.asarray(p) if isinstance(p, (np.ndarray, list)) else None for p in parts]
+
+    def width(p: Any, arr: Any) -> int:
+        if p is None or p is Ellipsis:
+            return 0
+        return arr.ndim if arr is not None and arr.dtype == np.bool_ else 1
+
+    n_real = sum(width(p, a) for p, a in zip(parts, arrays))
+    out: list[Any] = []
+    dim = 0
+    for p, arr in zip(parts, arrays):
+        if p is Ellipsis:
+            dim += len(shape) - n_real
+        elif arr is not None and arr.dtype.kind in "iu" and dim < len(shape) and shape[dim]:
+            p = np.mod(arr, shape[dim])
+        out.append(p)
+        dim += width(p, arr)
+    return tuple(out) if isinstance(key, tuple) else out[0]
+
+
 def _is_basic(key: Any) -> bool:
     parts = key if isinstance(key, tuple) else (key,)
     return all(p is None or p is Ellipsis or isinstance(p, slice)
@@ -305,6 +329,8 @@ def scatter(a: ndarray, key: Any, value: Any, op: str) -> None:
     srcs: list[Any] = []
     k = index_key(key, srcs)
     basic = _is_basic(k)
+    if not basic:
+        k = wrap_out_of_range(a._a.shape, k)
     if isinstance(value, ndarray):
         v: Any = value._a
     elif basic and op == "update":
@@ -569,6 +595,8 @@ class ndarray:  # noqa: N801  (CuPy's name)
     def __getitem__(self, key: Any) -> Any:
         srcs: list[Any] = [self]
         k = index_key(key, srcs)
+        if not _is_basic(k):
+            k = wrap_out_of_range(self._a.shape, k)
         r = self._a[k]
         if isinstance(r, np.generic):
             # NOTE: CuPy's x[i] is a 0-d view of x (NumPy's is a scalar copy).

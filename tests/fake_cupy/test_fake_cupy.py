@@ -90,3 +90,12 @@ def test_install_refuses_where_real_cupy_sees_a_gpu(monkeypatch: pytest.MonkeyPa
     with pytest.raises(fake_cupy.RealGPUError, match="would hide the real GPU"):
         fake_cupy.install()
     assert sys.modules["cupy"] is real
+
+
+def test_out_of_range_fancy_indices_wrap_as_in_cupy() -> None:
+    a = cp.arange(6.0).reshape(2, 3)
+    assert a[cp.asarray([0, 2, -3])].tolist() == [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0],
+                                                   [3.0, 4.0, 5.0]]
+    assert a[:, cp.asarray([4])].tolist() == [[1.0], [4.0]]
+    a[cp.asarray([3])] = 9.0
+    assert a.tolist() == [[0.0, 1.0, 2.0], [9.0, 9.0, 9.0]]

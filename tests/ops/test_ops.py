@@ -146,17 +146,29 @@ def test_promotion_examples(device: str) -> None:
     pytest.param(lambda m: (5,), id="int-out-of-range"),
     pytest.param(lambda m: (0, 0, 0), id="too-many"),
     pytest.param(lambda m: (m.tensor([0, 7]),), id="tensor-out-of-range"),
+    pytest.param(lambda m: (m.tensor([-4]),), id="tensor-negative-out-of-range"),
+    pytest.param(lambda m: (slice(None), m.tensor([[1], [4]])), id="tensor-out-of-range-dim1"),
+    pytest.param(lambda m: (Ellipsis, [0, 4]), id="list-out-of-range-after-ellipsis"),
     pytest.param(lambda m: (m.tensor([0.0]),), id="float-index"),
     pytest.param(lambda m: (m.tensor([True, False]),), id="mask-wrong-length"),
 ])
-def test_index_errors_match_torch(key: Any, device: str) -> None:
+@pytest.mark.parametrize("write", [False, True], ids=["get", "set"])
+def test_index_errors_match_torch(key: Any, write: bool, device: str) -> None:
+    # NOTE: on CUDA an out-of-range index array must raise too (CuPy wraps it around silently).
+    def access(x: Any, k: Any) -> None:
+        if write:
+            x[k] = 1.0
+        else:
+            x[k]  # noqa: B018
+
     x_t = torch.zeros(3, 4)
     x_a = ag.zeros(3, 4, device=device)
     with pytest.raises(Exception) as want:
-        x_t[key(torch)]
+        access(x_t, key(torch))
     with pytest.raises(Exception) as got:
-        x_a[key(ag)]
+        access(x_a, key(ag))
     _same_error(got.value, want.value)
+    assert not x_a.cpu().numpy().any()  # a refused write leaves the tensor as it was
 
 
 # ---- poles and overflow: inf / nan without warnings, as in PyTorch ---------------------------
