@@ -25,12 +25,13 @@ from .memory import (
     max_memory_allocated, memory_allocated, memory_stats, memory_summary, reset_peak_memory_stats,
 )
 from .functions import (
-    abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bmm, broadcast_shapes, cat,
+    abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bitwise_and, bitwise_or,
+    bitwise_xor, bmm, broadcast_shapes, cat,
     chunk, clamp, clip, clone, concat, concatenate, cos, div, divide, dot, eq, equal, exp, expm1,
-    flatten, floor, gather, ge, gt, index_select, isclose, isfinite, isinf, isnan, le, log,
+    flatten, floor, floor_divide, gather, ge, gt, index_select, isclose, isfinite, isinf, isnan, le, log,
     log1p, log_softmax, movedim, moveaxis, narrow, select, logical_and, logical_not, logical_or, logical_xor, logsumexp, lt,
     masked_fill, matmul, max, maximum, mean, min, minimum, mm, mul, multiply, mv, ne, neg,
-    negative, nonzero, norm, permute, pow, prod, reciprocal, relu, reshape, rsqrt, rsub, sigmoid,
+    negative, nonzero, norm, permute, pow, prod, reciprocal, relu, remainder, reshape, rsqrt, rsub, sigmoid,
     sign, sin, softmax, split, sqrt, square, squeeze, stack, std, sub, subtract, sum, swapaxes,
     t, tanh, transpose, true_divide, unbind, unflatten, unsqueeze, var, where,
 )

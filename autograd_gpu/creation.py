@@ -10,9 +10,11 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from typing import Any, Sequence
 
 from . import dtypes
+from .autograd.node import user_stacklevel
 from .device import CPU, as_device, device
 from .tensor import Tensor
 
@@ -216,11 +218,8 @@ def tensor(data: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
     """
     dtypes.check_dtype("tensor", dtype)
     if isinstance(data, Tensor):
-        dev = as_device(device) if device is not None else data._device
-        src = data.detach().to(dev)
-        dt = dtype or src.dtype
-        arr = src._data.astype(dt.name, copy=True)
-        return finish(arr, dev, requires_grad)
+        _warn_copy_construct("torch.tensor")
+        return _copy(data, dtype, device, requires_grad)
     dev = as_device(device)
     if _is_array(data):
         dt = dtype or array_dtype(data)
@@ -230,6 +229,33 @@ def tensor(data: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
         return finish(arr, dev, requires_grad)
     dt = dtype or _infer(data)
     return finish(_from_data(data, dt, dev), dev, requires_grad)
+
+
+def new_tensor(like: Tensor, data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """``like.new_tensor(data)``: ``tensor(data)`` with ``like``'s dtype and device by default."""
+    dtypes.check_dtype("new_tensor", dtype)
+    dtype, device = dtype or like.dtype, device or like._device
+    if isinstance(data, Tensor):
+        _warn_copy_construct("tensor.new_tensor")
+        return _copy(data, dtype, device, requires_grad)
+    return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _copy(t: Tensor, dtype: dtypes.dtype | None, device: Any, requires_grad: bool) -> Tensor:
+    dev = as_device(device) if device is not None else t._device
+    src = t.detach().to(dev)
+    dt = dtype or src.dtype
+    return finish(src._data.astype(dt.name, copy=True), dev, requires_grad)
+
+
+def _warn_copy_construct(api: str) -> None:
+    """PyTorch's warning when a tensor is copied by ``torch.tensor(t)`` or ``x.new_tensor(t)``
+    (whether or not ``t`` requires grad)."""
+    warnings.warn(
+        "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+        "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+        f"{api}(sourceTensor).", UserWarning, stacklevel=user_stacklevel())
 
 
 def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) -> Tensor:

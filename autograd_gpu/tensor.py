@@ -13,7 +13,8 @@ from . import dtypes
 from .autograd import node as _node
 from .autograd.api import backward as _run_backward
 from .autograd.grad_mode import STATE
-from .autograd.node import AccumulateGrad, HookDict, RemovableHandle, VersionCounter, add_hook
+from .autograd.accumulate import AccumulateGrad
+from .autograd.node import HookDict, RemovableHandle, VersionCounter, add_hook
 from .device import CPU, device
 from .memory import STATE as _MEMORY
 from .memory import track as _track_memory
@@ -47,6 +48,9 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+
+_WARNED_ONCE: set[str] = set()  # PyTorch's TORCH_WARN_ONCE warnings already given
 
 
 class Tensor:
@@ -287,9 +291,21 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:  # noqa: N802
+        return self._matrix_transpose("mT")
+
+    def _matrix_transpose(self, name: str) -> Tensor:
+        if self.ndim == 0:
+            # NOTE: PyTorch returns a 0-d tensor itself, warning once per process; 1-d is refused.
+            if name not in _WARNED_ONCE:
+                import warnings
+
+                _WARNED_ONCE.add(name)
+                warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. This function is the "
+                              "identity in these cases.", UserWarning, stacklevel=3)
+            return self
         if self.ndim < 2:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
-                               f"Got {self.ndim}-D tensor.")
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               f"matrices. Got {self.ndim}-D tensor.")
         return F.transpose(self, -2, -1)
 
     @property
@@ -298,7 +314,7 @@ class Tensor:
 
     @property
     def mH(self) -> Tensor:  # noqa: N802
-        return self.mT
+        return self._matrix_transpose("mH")
 
     @property
     def retains_grad(self) -> bool:
@@ -450,8 +466,7 @@ class Tensor:
     def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
                    requires_grad: _bool = False) -> Tensor:
         """A new tensor from ``data`` with this tensor's dtype and device unless given."""
-        return _C.tensor(data, dtype=dtype or self.dtype, device=device or self._device,
-                         requires_grad=requires_grad)
+        return _C.new_tensor(self, data, dtype, device, requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
                   requires_grad: _bool = False) -> Tensor:
@@ -539,6 +554,8 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
         """``hook(tensor)`` runs after ``.grad`` of this leaf has been accumulated."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if self._post_acc_hooks is None:
@@ -580,8 +597,14 @@ class Tensor:
     def __floordiv__(self, other: Any) -> Tensor:
         return F.floor_divide(self, other)
 
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return F.floor_divide(other, self)
+
     def __mod__(self, other: Any) -> Tensor:
         return F.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return F.remainder(other, self)
 
     def __pow__(self, other: Any) -> Tensor:
         return F.pow(self, other)
@@ -608,13 +631,19 @@ class Tensor:
         return F.logical_not(self) if self.dtype is dtypes.bool else F.bitwise_not(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return F.logical_and(self, other)
+        return F.bitwise_and(self, other)
+
+    __rand__ = __and__
 
     def __or__(self, other: Any) -> Tensor:
-        return F.logical_or(self, other)
+        return F.bitwise_or(self, other)
+
+    __ror__ = __or__
 
     def __xor__(self, other: Any) -> Tensor:
-        return F.logical_xor(self, other)
+        return F.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         return F.eq(self, other)
@@ -646,6 +675,24 @@ class Tensor:
     def __itruediv__(self, other: Any) -> Tensor:
         return F.div_(self, other)
 
+    def __ifloordiv__(self, other: Any) -> Tensor:
+        return F.floor_divide_(self, other)
+
+    def __imod__(self, other: Any) -> Tensor:
+        return F.remainder_(self, other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return F.inplace(self, F.pow, other)
+
+    def __iand__(self, other: Any) -> Tensor:
+        return F.bitwise_and_(self, other)
+
+    def __ior__(self, other: Any) -> Tensor:
+        return F.bitwise_or_(self, other)
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return F.bitwise_xor_(self, other)
+
     def __getitem__(self, key: Any) -> Tensor:
         return F.getitem(self, key)
 
@@ -664,6 +711,21 @@ class Tensor:
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return F.div(self, other, rounding_mode=rounding_mode)
+
+    def floor_divide(self, other: Any) -> Tensor:
+        return F.floor_divide(self, other)
+
+    def bitwise_and(self, other: Any) -> Tensor:
+        return F.bitwise_and(self, other)
+
+    def bitwise_or(self, other: Any) -> Tensor:
+        return F.bitwise_or(self, other)
+
+    def bitwise_xor(self, other: Any) -> Tensor:
+        return F.bitwise_xor(self, other)
+
+    def remainder(self, other: Any) -> Tensor:
+        return F.remainder(self, other)
 
     def pow(self, exponent: Any) -> Tensor:
         return F.pow(self, exponent)
@@ -694,6 +756,9 @@ class Tensor:
 
     def sign(self) -> Tensor:
         return F.sign(self)
+
+    def floor(self) -> Tensor:
+        return F.floor(self)
 
     def exp(self) -> Tensor:
         return F.exp(self)
@@ -927,11 +992,28 @@ class Tensor:
     def mul_(self, other: Any) -> Tensor:
         return F.mul_(self, other)
 
-    def div_(self, other: Any) -> Tensor:
-        return F.div_(self, other)
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        if rounding_mode is None:
+            return F.div_(self, other)
+        return F.rounding_inplace(self, F.div, other, rounding_mode=rounding_mode)
+
+    def floor_divide_(self, other: Any) -> Tensor:
+        return F.floor_divide_(self, other)
+
+    def remainder_(self, other: Any) -> Tensor:
+        return F.remainder_(self, other)
 
     def pow_(self, other: Any) -> Tensor:
         return F.inplace(self, F.pow, other)
+
+    def bitwise_and_(self, other: Any) -> Tensor:
+        return F.bitwise_and_(self, other)
+
+    def bitwise_or_(self, other: Any) -> Tensor:
+        return F.bitwise_or_(self, other)
+
+    def bitwise_xor_(self, other: Any) -> Tensor:
+        return F.bitwise_xor_(self, other)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         return F.clamp_(self, min, max)
@@ -966,7 +1048,7 @@ class Tensor:
         return F.copy_(self, src)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
-        return F.inplace(self, F.masked_fill, mask, value)
+        return F.masked_fill_(self, mask, value)
 
     def uniform_(self, a: _float = 0.0, b: _float = 1.0, *, generator: Any = None) -> Tensor:
         return F.uniform_(self, a, b, generator=generator)

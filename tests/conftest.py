@@ -47,6 +47,18 @@ if FAKE_CUDA:
 import autograd_gpu as ag  # noqa: E402
 from autograd_gpu.backends import cuda_support  # noqa: E402
 
+# Hypothesis profiles: ``ci`` (the default) is small and derandomized, so CI is deterministic;
+# ``long`` runs 10 000 examples per test (``--hypothesis-profile=long``, or the environment
+# variable ``AUTOGRAD_GPU_HYPOTHESIS=long``). Tests that set max_examples themselves keep it.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+_SLOW_STRATEGIES = [HealthCheck.too_slow, HealthCheck.data_too_large]
+settings.register_profile("ci", max_examples=500, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=_SLOW_STRATEGIES)
+settings.register_profile("long", max_examples=10_000, deadline=None, database=None,
+                          suppress_health_check=_SLOW_STRATEGIES, print_blob=True)
+settings.load_profile(os.environ.get("AUTOGRAD_GPU_HYPOTHESIS", "ci"))
+
 DEVICES = ["cpu"] + (["cuda"] if cuda_support.is_available() else [])
 
 

@@ -130,8 +130,10 @@ def test_grad_assignment_refuses_another_device() -> None:
 @pytest.mark.parametrize("dtype", [ag.float32, ag.float64, ag.int64, ag.bool])
 def test_round_trips_keep_values_and_dtype(dtype: Any) -> None:
     x = ag.tensor([[1, 0, 3], [4, 5, 0]], dtype=dtype)
+    with pytest.warns(UserWarning, match="To copy construct from a tensor"):  # as torch.tensor(t)
+        copied = ag.tensor(x, device="cuda")
     for there in (x.cuda(), x.to("cuda"), x.to(ag.device("cuda", 0)), x.to(device="cuda:0"),
-                  ag.tensor(x, device="cuda"), ag.as_tensor(x, device="cuda")):
+                  copied, ag.as_tensor(x, device="cuda")):
         _on(there, "cuda")
         assert there.dtype is dtype and there.shape == x.shape
         back = _on(there.cpu(), "cpu")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from . import node as _node
@@ -95,6 +96,20 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         retain_graph = create_graph
     roots = _roots(outputs, _make_grads(outputs, grads))
     run_backward(roots, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    global _CREATE_GRAPH_WARNED
+    if create_graph and not _CREATE_GRAPH_WARNED:
+        # NOTE: once per process (PyTorch's TORCH_WARN_ONCE), after the gradients are in.
+        _CREATE_GRAPH_WARNED = True
+        warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=_node.user_stacklevel())
+
+
+_CREATE_GRAPH_WARNED = False
+_CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,

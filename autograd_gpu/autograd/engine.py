@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 from collections import deque
 from typing import Any, Sequence
 
 from . import anomaly
+from .hooks import check_grad, check_grads
 from .grad_mode import STATE
-from .node import AccumulateGrad, Node
+from .accumulate import AccumulateGrad
+from .node import Node
 
 
 def run_backward(
@@ -109,7 +112,9 @@ def run_backward(
                             results[at] = g
                         else:
                             accumulate_into(inputs[at], g, create_graph)  # type: ignore[index]
-                if needed is None or node in needed:
+                # NOTE: a prehook may have dropped every gradient: only a custom Function
+                # still runs then (on materialized zeros), as in PyTorch.
+                if (grads or node._is_custom) and (needed is None or node in needed):
                     out = _run_node(node, grads, watch)
                 else:
                     out = None
@@ -178,16 +183,21 @@ def _needed_nodes(deps: dict[Node, int], targets: set[Node], roots: Any) -> set[
     return needed
 
 
+_NON_LEAF_LOCK = threading.Lock()
+
+
 def accumulate_into(t: Any, grad: Any, create_graph: bool) -> None:
     """``t.grad += grad`` for a non-leaf (retain_grad, ``backward(inputs=...)``); the stored
-    gradient never aliases one the graph still passes on."""
-    old = t._grad
-    if old is None:
-        t._grad = grad if create_graph else grad.detach().clone()
-    elif create_graph:
-        t._grad = old + grad
-    else:
-        t._grad = (old + grad).detach()
+    gradient never aliases one the graph still passes on (under ``create_graph`` it is a clone
+    that records CloneBackward0, as PyTorch's). Thread-safe, as leaves are."""
+    with _NON_LEAF_LOCK:
+        old = t._grad
+        if old is None:
+            t._grad = grad.clone() if create_graph else grad.detach().clone()
+        elif create_graph:
+            t._grad = old + grad
+        else:
+            t._grad = (old + grad).detach()
 
 
 def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
@@ -200,6 +210,7 @@ def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
                 g._owned = False  # NOTE: user code may keep it, so it is never stolen now
                 new = hook(g)
                 if new is not None:
+                    check_grad(g, new, hook)
                     grads[nr] = new
     if node._retain_grad:
         for nr, ref in node._retain_grad.items():
@@ -208,12 +219,14 @@ def _run_prehooks(node: Node, grads: dict[int, Any]) -> dict[int, Any]:
             if t is not None and g is not None:
                 accumulate_into(t, g, STATE.grad_enabled)
     if node._prehooks:
-        n = max(grads) + 1 if grads else 0
+        n = max(node._n_outputs, max(grads) + 1 if grads else 0)
         for g in grads.values():
             g._owned = False
         for hook in tuple(node._prehooks.values()):
-            new = hook(tuple(grads.get(i) for i in range(n)))
+            old = tuple([grads.get(i) for i in range(n)])
+            new = hook(old)
             if new is not None:
+                check_grads(old, new, hook)
                 grads = {i: g for i, g in enumerate(new) if g is not None}
     return grads
 
@@ -226,13 +239,20 @@ def _run_accumulate(node: Any, grads: dict[int, Any], create_graph: bool, accumu
         # flag is cleared so a second leaf receiving the same tensor copies it.
         node.accumulate(g, g._owned, create_graph)
         g._owned = False
+        if node._hooks:
+            # NOTE: an accumulator has no gradients to pass on: its hooks see () and may only
+            # return None or (), as in PyTorch.
+            for hook in tuple(node._hooks.values()):
+                new = hook((), (g,))
+                if new is not None:
+                    check_grads((), new, hook)
 
 
 def _run_node(node: Node, grads: dict[int, Any], watch: bool) -> tuple[Any, ...]:
     if len(grads) == 1 and 0 in grads:
         args = [grads[0]]
     else:
-        args = [grads.get(i) for i in range(max(grads) + 1)]
+        args = [grads.get(i) for i in range(max(grads) + 1 if grads else 0)]
     try:
         out = node._call_backward(args)
     except Exception:
@@ -250,9 +270,10 @@ def _run_node(node: Node, grads: dict[int, Any], watch: bool) -> tuple[Any, ...]
             if g is not None:
                 g._owned = False  # NOTE: hooks saw it: user code may keep it
         for hook in tuple(node._hooks.values()):
-            new = hook(tuple(out), tuple(args))
+            old = tuple(out)
+            new = hook(old, tuple(args))
             if new is not None:
-                out = tuple(new)
+                out = check_grads(old, new, hook)
         return out
     if not node._is_custom:
         for g in out:

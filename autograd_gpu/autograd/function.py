@@ -260,6 +260,7 @@ class Function:
             o.grad_fn, o._output_nr, o._requires_grad = ctx, i, True
             wrapped.append(o)
         ctx._out_meta = tuple(meta)
+        ctx._n_outputs = len(meta)
         _pack_custom(ctx, args, wrapped)
         if anomaly.STATE.enabled:
             anomaly.record_forward(ctx, tuple(w for w in wrapped if isinstance(w, T)))

@@ -1,4 +1,4 @@
-"""Graph nodes: the backward half of every op, ``AccumulateGrad`` for leaves, saved tensors.
+"""Graph nodes: the backward half of every op, and saved tensors (leaves: accumulate.py).
 
 A ``Node`` is created by ``Node.apply`` when an op runs in grad mode on an input that requires
 grad. ``forward`` works on backend arrays; ``backward`` works on Tensors with ordinary tensor ops,
@@ -13,13 +13,11 @@ import itertools
 import sys
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from . import anomaly
+from . import hooks as hook_checks
 from .grad_mode import STATE
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
 
 Tensor_: Any = None  # the Tensor class, set by tensor.py (it sits a layer above)
 track_saved: Any = None  # memory.track_saved(array, device), set by memory.py: counts kept arrays
@@ -38,6 +36,19 @@ class _SavedHooksState(threading.local):
 
 
 SAVED_HOOKS = _SavedHooksState()
+
+
+class _RawState(threading.local):
+    """The node whose backward runs on bare arrays in this thread (``Node._call_raw``).
+
+    NOTE: per thread, not a flag on the node: threads running backward through a shared graph
+    (``retain_graph=True``) may run one node at once, one on arrays and one on Tensors.
+    """
+
+    node: Any = None
+
+
+RAW = _RawState()
 
 
 class HookDict(dict):  # type: ignore[type-arg]
@@ -77,14 +88,16 @@ class VersionCounter:
     """Shared by a tensor and its views; bumped by every in-place op.
 
     ``where`` remembers the user's file:line of the last bump, so the "modified by an inplace
-    operation" error can say which line did it (beyond PyTorch, which cannot).
+    operation" error can say which line did it (beyond PyTorch, which cannot). ``lock`` is a
+    leaf's gradient lock (see ``AccumulateGrad``), made on its first accumulation.
     """
 
-    __slots__ = ("value", "where")
+    __slots__ = ("value", "where", "lock")
 
     def __init__(self) -> None:
         self.value = 0
         self.where: str | None = None
+        self.lock: Any = None
 
     def bump(self) -> None:
         self.value += 1
@@ -100,6 +113,16 @@ def user_frame() -> str | None:
     while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
         f = f.f_back
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning raised by the caller point at user code."""
+    f: Any = sys._getframe(1)
+    level = 1
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+        level += 1
+    return level
 
 
 class Node:
@@ -118,6 +141,7 @@ class Node:
     _saved: list[Any] | tuple[()] | None = ()  # None once released
     _to_save: tuple[Any, ...] = ()
     _seq = 0
+    _n_outputs = 1  # outputs of the forward (the gradients a prehook sees)
     _hooks: dict[int, Any] | None = None
     _prehooks: dict[int, Any] | None = None
     _tensor_prehooks: dict[int, dict[int, Any]] | None = None  # output_nr -> hooks
@@ -130,7 +154,11 @@ class Node:
     raw_ok = False  # backward also runs on bare arrays (see _call_raw)
     _is_accumulator = False
     raw_quiet = False  # ... with floating-point warnings off (poles give inf/nan silently)
-    _raw = False
+
+    @property
+    def _raw(self) -> bool:
+        """True while this node's backward runs on bare arrays in this thread."""
+        return RAW.node is self
 
     # ---- graph introspection (PyTorch's Node API) -------------------------------------------
     def name(self) -> str:
@@ -191,7 +219,7 @@ class Node:
                 "retain_graph=True if you need to backward through the graph a second time or if "
                 "you need to access saved tensors after calling backward."
             )
-        if self._raw:
+        if RAW.node is self:
             return tuple(self._unpack_array(entry) for entry in saved)
         return tuple(self._unpack(entry) for entry in saved)
 
@@ -301,7 +329,7 @@ class Node:
         T = Tensor_
         if not isinstance(u, T):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
-                            f"result of type {type(u).__name__}")
+                            f"result of type {hook_checks.typename(u)}")
         if raw:
             return u._data
         t = T._make(u._data, u._device)
@@ -370,7 +398,8 @@ class Node:
         formula uses only arithmetic operators and the mode-aware helpers below run the same
         ``backward`` on arrays, skipping a Tensor per intermediate."""
         arrays = [None if g is None else g._data for g in grads]
-        self._raw = True
+        state = RAW
+        prev, state.node = state.node, self
         try:
             if self.raw_quiet:
                 with self.backend.errstate(all="ignore"):
@@ -381,8 +410,14 @@ class Node:
                 except RuntimeWarning:  # as in Node.apply: silent on inf/nan, as PyTorch
                     with self.backend.errstate(all="ignore"):
                         outs = self.backward(*arrays)
+        except (ValueError, TypeError, IndexError):
+            outs = None
         finally:
-            self._raw = False
+            state.node = prev
+        if outs is None:
+            # NOTE: bare arrays fail with NumPy's message (e.g. a saved_tensors_hooks unpack of
+            # the wrong shape); the same formula on Tensors raises PyTorch's.
+            return tuple(self.backward(*grads))
         make = Tensor_._make
         dev = self.backend_device
         wrapped: list[Any] = []
@@ -487,6 +522,7 @@ class Node:
         ])
         node._seq = next(_seq)
         if many:
+            node._n_outputs = len(out)
             outs = tuple([_wrap_output(o, dev, node, i) for i, o in enumerate(out)])
         else:
             t = make(out, dev)
@@ -599,58 +635,3 @@ def _check_version(t: Any, expected: int) -> None:
         "find the operation that failed to compute its gradient, with "
         f"torch.autograd.set_detect_anomaly(True, check_nan=False).{where}"
     )
-
-
-class AccumulateGrad(Node):
-    """The sink for a leaf: adds the incoming gradient into ``variable.grad``."""
-
-    node_name = "torch::autograd::AccumulateGrad"  # PyTorch's name(); the repr is short
-    _is_accumulator = True
-    _seq = sys.maxsize  # NOTE: runs as soon as it is ready, as in PyTorch.
-
-    def __init__(self, variable: Tensor) -> None:
-        self.variable = variable
-        self.backend_device = variable._device
-        self.backend = variable._device.backend
-
-    def __repr__(self) -> str:
-        return f"<AccumulateGrad object at {hex(id(self))}>"
-
-    # NOTE: a leaf's hooks live on the tensor, not here: the tensor holds this node only weakly
-    # (it dies with the graph), and the hooks must outlive any one graph.
-    @property
-    def _tensor_prehooks(self) -> dict[int, dict[int, Any]] | None:  # type: ignore[override]
-        hooks = self.variable._hooks
-        return {0: hooks} if hooks else None
-
-    def _register_tensor_prehook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
-        var = self.variable
-        if var._hooks is None:
-            var._hooks = HookDict()
-        return add_hook(var._hooks, fn)
-
-    def backward(self, grad: Any) -> tuple[()]:  # type: ignore[override]
-        raise RuntimeError("AccumulateGrad is run by the engine")
-
-    def accumulate(self, grad: Any, owned: bool, create_graph: bool) -> None:
-        var = self.variable
-        if grad.dtype is not var.dtype:
-            grad = grad.to(var.dtype)
-            owned = True
-        old = var._grad
-        if old is None:
-            if create_graph:
-                var._grad = grad
-            elif owned and grad._grad_fn is None and self.backend.owns_writable(grad._data):
-                var._grad = grad  # NOTE: made by this backward and held by nobody else: taken over
-            else:
-                var._grad = Tensor_._make(self.backend.copy(grad._data), var._device)
-        elif create_graph or old._requires_grad or grad._requires_grad:
-            var._grad = old + grad
-        elif self.backend.owns_writable(old._data) and old.shape == grad.shape:
-            self.backend.add(old._data, grad._data, out=old._data)
-        else:
-            var._grad = Tensor_._make(self.backend.add(old._data, grad._data), var._device)
-        if var._post_acc_hooks:
-            for hook in tuple(var._post_acc_hooks.values()):
-                hook(var)

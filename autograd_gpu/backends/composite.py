@@ -63,6 +63,52 @@ class Composite:
                 raise IndexError(f"index {int(flat[first])} is out of bounds for dimension "
                                  f"{ordinal} with size {n}")
 
+    def out_of_range(self: Any, index: Array, lo: int, hi: int) -> int | None:
+        """The first entry of the integer array ``index`` (in C order) outside ``[lo, hi)``, or
+        None: what PyTorch's index checks report. Costs one reduction and one device-to-host
+        copy (CuPy would wrap a bad entry around silently, NumPy would wrap a negative one)."""
+        if not index.size:
+            return None
+        ends = self.to_host(self.stack([index.min(), index.max()]).astype("int64")).tolist()
+        if lo <= ends[0] and ends[1] < hi:
+            return None
+        flat = index.reshape(-1)
+        return int(flat[((flat < lo) | (flat >= hi)).argmax()])
+
+    def along_axis_key(self: Any, index: Array, axis: int) -> tuple[Any, ...]:
+        """The advanced-indexing key that pairs ``index`` along ``axis`` with positions
+        ``0 .. index.shape[d] - 1`` of every other dimension ``d`` (NumPy's
+        ``indices(index.shape, sparse=True)`` with ``index`` put in)."""
+        nd = index.ndim
+        key: list[Any] = []
+        for d, n in enumerate(index.shape):
+            if d == axis:
+                key.append(index)
+            else:
+                shape = [1] * nd
+                shape[d] = n
+                key.append(self.arange(0, n, 1, "int64").reshape(shape))
+        return tuple(key)
+
+    def gather(self: Any, x: Array, index: Array, axis: int) -> Array:
+        """PyTorch's ``gather``: ``out[i][j] = x[index[i][j]][j]`` for ``axis == 0``, with
+        ``out`` of ``index``'s shape; a 0-d ``x`` or ``index`` counts as 1-d.
+
+        NOTE: ``index`` may be smaller than ``x`` outside ``axis``; ``take_along_axis`` would
+        broadcast it against ``x`` instead and return wrong values."""
+        if x.ndim == 0 or index.ndim == 0:
+            return self.gather(x.reshape(-1), index.reshape(-1), 0).reshape(index.shape)
+        return x[self.along_axis_key(index, axis)]
+
+    def scatter_add(self: Any, out: Array, index: Array, src: Array, axis: int) -> None:
+        """``gather``'s adjoint, in place: ``out[index[i][j]][j] += src[i][j]`` for
+        ``axis == 0`` (repeated indices accumulate); ``src`` has ``index``'s shape."""
+        if out.ndim == 0 or index.ndim == 0:
+            # NOTE: reshape(-1) of a contiguous ``out`` is a view, so the sum lands in ``out``.
+            self.scatter_add(out.reshape(-1), index.reshape(-1), src.reshape(-1), 0)
+            return
+        self.index_add(out, self.along_axis_key(index, axis), src)
+
     # ---- activations and their backwards (``grad`` is the incoming gradient) ------------------
     def relu(self: Any, x: Array) -> Array:
         return self.maximum(x, 0).astype(x.dtype, copy=False)

@@ -222,6 +222,7 @@ class CupyBackend(Composite):
     cos = _unary("cos", cp.cos)
     tanh = _unary("tanh", cp.tanh)
     floor = _unary("floor", cp.floor)
+    trunc = staticmethod(cp.trunc)
 
     maximum = _binary("maximum", cp.maximum)
     minimum = _binary("minimum", cp.minimum)
@@ -250,6 +251,9 @@ class CupyBackend(Composite):
     logical_and = staticmethod(cp.logical_and)
     logical_or = staticmethod(cp.logical_or)
     logical_xor = staticmethod(cp.logical_xor)
+    bitwise_and = staticmethod(cp.bitwise_and)
+    bitwise_or = staticmethod(cp.bitwise_or)
+    bitwise_xor = staticmethod(cp.bitwise_xor)
 
     @staticmethod
     def copyto(dst: Array, src: Any, casting: str = "same_kind") -> None:
@@ -331,9 +335,8 @@ class CupyBackend(Composite):
     def take_along_axis(x: Array, idx: Array, axis: int) -> Array:
         return cp.take_along_axis(x, idx, axis)
 
-    @staticmethod
-    def put_along_axis(x: Array, idx: Array, values: Any, axis: int) -> None:
-        x[_along_axis_key(idx, axis)] = values
+    def put_along_axis(self, x: Array, idx: Array, values: Any, axis: int) -> None:
+        x[self.along_axis_key(idx, axis % idx.ndim if idx.ndim else 0)] = values
 
     @staticmethod
     def nonzero(x: Array) -> tuple[Array, ...]:
@@ -368,11 +371,6 @@ class CupyBackend(Composite):
     @staticmethod
     def index_add(x: Array, key: Any, values: Array) -> None:
         _add_at(x, key, values)
-
-    @staticmethod
-    def scatter_add(out: Array, index: Array, src: Array, axis: int) -> None:
-        """``out[..., index[i], ...] += src[i]`` along ``axis`` (repeated indices accumulate)."""
-        _add_at(out, _along_axis_key(index, axis), src)
 
     @staticmethod
     def is_contiguous(x: Array) -> bool:
@@ -465,22 +463,6 @@ def _keep(out: Array, x: Array, axis: int | None, keepdims: bool) -> Array:
     if axis is None:
         return out.reshape((1,) * x.ndim)
     return cp.expand_dims(out, axis)
-
-
-def _along_axis_key(index: Array, axis: int) -> tuple[Any, ...]:
-    """The advanced-indexing key that pairs ``index`` along ``axis`` with the positions of
-    every other dimension (NumPy's ``indices(sparse=True)`` with ``index`` put in)."""
-    nd = index.ndim
-    axis = axis % nd if nd else 0
-    key: list[Any] = []
-    for d, n in enumerate(index.shape):
-        if d == axis:
-            key.append(index)
-        else:
-            shape = [1] * nd
-            shape[d] = n
-            key.append(cp.arange(n).reshape(shape))
-    return tuple(key)
 
 
 def _special() -> Any:

@@ -93,6 +93,7 @@ class NumpyBackend(Composite):
     where = staticmethod(np.where)
     clip = staticmethod(np.clip)
     floor = np.floor
+    trunc = np.trunc
     isnan = np.isnan
     isinf = np.isinf
     isfinite = np.isfinite
@@ -106,6 +107,9 @@ class NumpyBackend(Composite):
     logical_and = np.logical_and
     logical_or = np.logical_or
     logical_xor = np.logical_xor
+    bitwise_and = np.bitwise_and
+    bitwise_or = np.bitwise_or
+    bitwise_xor = np.bitwise_xor
     copyto = staticmethod(np.copyto)
 
     @staticmethod
@@ -231,16 +235,6 @@ class NumpyBackend(Composite):
 
 
 numpy_backend = NumpyBackend()
-
-
-def _scatter_add(out: np.ndarray, index: np.ndarray, src: np.ndarray, axis: int) -> None:
-    """``out[..., index[i], ...] += src[i]`` along ``axis`` (repeated indices accumulate)."""
-    idx: list[Any] = list(np.indices(index.shape, sparse=True))
-    idx[axis] = index
-    np.add.at(out, tuple(idx), src)
-
-
-NumpyBackend.scatter_add = staticmethod(_scatter_add)  # type: ignore[attr-defined]
 
 
 def _keep_freed_buffers() -> bool:

@@ -11,7 +11,8 @@ The modules, each building on those before it:
 - ``linalg``: ``mm``, ``mv``, ``dot``, ``bmm``, ``addmm`` and ``matmul``'s dispatch.
 - ``inplace_ops``: ``inplace`` and its machinery (CopySlices, view rebase), ``add_``, ``fill_``,
   ``copy_``, ...
-- ``index``: ``t[key]``, ``t[key] = value``, ``index_select``, ``gather``.
+- ``index``: ``t[key]``, ``t[key] = value``, ``index_select``, ``gather``; ``index_key`` reads
+  a key as PyTorch does (its checks, several Ellipses) and spells it as a NumPy key.
 - ``convert``: ``to`` and ``Storage``.
 """
 
@@ -19,14 +20,15 @@ from __future__ import annotations
 
 from ..ops.util import normalize_dim, normalize_dims
 from .arith import (
-    abs, add, as_tensor_like, clamp, clip, clone, cos, div, divide, exp, expm1, floor,
-    floor_divide, log, log1p, maximum, minimum, mul, multiply, neg, negative, pow, rdiv,
-    reciprocal, relu, remainder, rpow, rsqrt, rsub, sigmoid, sign, sin, sqrt, square, sub,
-    subtract, tanh, true_divide,
+    abs, add, as_tensor_like, bitwise_and, bitwise_and_, bitwise_or, bitwise_or_, bitwise_xor,
+    bitwise_xor_, clamp, clip, clone, cos, div, divide, exp, expm1, floor,
+    floor_divide, floor_divide_, log, log1p, maximum, minimum, mul, multiply, neg, negative, pow,
+    rdiv, reciprocal, relu, remainder, remainder_, rounding_inplace, rpow, rsqrt, rsub, sigmoid,
+    sign, sin, sqrt, square, sub, subtract, tanh, true_divide,
 )
 from .compare import (
     allclose, bitwise_not, eq, equal, ge, gt, isclose, isfinite, isinf, isnan, le, logical_and,
-    logical_not, logical_or, logical_xor, lt, masked_fill, ne, nonzero, where,
+    logical_not, logical_or, logical_xor, lt, masked_fill, masked_fill_, ne, nonzero, where,
 )
 from .convert import Storage, to
 from .index import gather, getitem, index_select, setitem

@@ -14,6 +14,7 @@ from .. import dtypes
 from ..autograd.node import Node
 from ..ops import elementwise as E
 from ..tensor import Tensor
+from .shape import _broadcast_shapes
 
 
 def _is_scalar(x: Any) -> bool:
@@ -104,9 +105,23 @@ def _binary(cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     """``input + alpha * other``, broadcasting; Python scalars allowed on either side."""
-    if alpha != 1:
-        return _binary(E.Add, input, other, alpha=alpha)
+    if alpha != 1 or isinstance(alpha, bool):
+        return _with_alpha(E.Add, input, other, alpha)
     return _binary(E.Add, input, other)
+
+
+def _with_alpha(cls: Any, a: Any, b: Any, alpha: Any) -> Tensor:
+    """``cls`` (Add or Sub) with a scaled ``b``; PyTorch's checks of ``alpha`` against the
+    result dtype."""
+    if not isinstance(a, Tensor):
+        a, b = _scalar_to_tensor(a, b)
+    a, b = _promote(a, b)
+    if isinstance(alpha, bool) and a.dtype is not dtypes.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not a.dtype.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return _binary(cls, a, b, alpha=alpha)
 
 
 def _check_sub(a: Any, b: Any) -> None:
@@ -128,8 +143,8 @@ def _check_sub(a: Any, b: Any) -> None:
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     """``input - alpha * other``."""
     _check_sub(input, other)
-    if alpha != 1:
-        return _binary(E.Sub, input, other, alpha=alpha)
+    if alpha != 1 or isinstance(alpha, bool):
+        return _with_alpha(E.Sub, input, other, alpha)
     return _binary(E.Sub, input, other)
 
 
@@ -153,10 +168,17 @@ multiply = mul
 
 
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
-    """``input / other``: true division, promoting integers to the default float dtype."""
+    """``input / other``: true division, promoting integers to the default float dtype.
+
+    With ``rounding_mode='trunc'`` (toward 0) or ``'floor'`` (toward -inf, as ``//``) the result
+    keeps the promoted dtype (integers stay integers), integer division by zero raises PyTorch's
+    ``RuntimeError: ZeroDivisionError``, and the gradient is 0 (DivBackward2).
+    """
     if rounding_mode is not None:
-        out = div(input, other)
-        return out.trunc() if rounding_mode == "trunc" else floor(out)  # type: ignore[attr-defined]
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                               f"but found '{rounding_mode}'")
+        return _rounding(f"div_{rounding_mode}", E.DivRounding, input, other, mode=rounding_mode)
     if not isinstance(input, Tensor):
         input = as_tensor_like(input, other)
     if not input.dtype.is_floating_point and (
@@ -187,9 +209,10 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002
     if not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if input.dtype is dtypes.bool and isinstance(exponent, builtins.bool):
-        if exponent:  # NOTE: PyTorch special-cases x ** 1 as a copy, which works for bool
+        # NOTE: PyTorch special-cases x ** 1 as a copy and x ** 0 as ones, which work for bool
+        if exponent:
             return clone(input)
-        _no_bool_pow()
+        return Tensor._make(input.backend.ones(input.shape, "bool"), input._device)
     return _binary(E.Pow, input, exponent, name="PowBackward0")
 
 
@@ -231,14 +254,116 @@ class _Rpow(E._Unary):
         return grad * out * E._log_scalar(self.base)
 
 
-def floor_divide(input: Tensor, other: Any) -> Tensor:  # noqa: A002
-    """``input // other``, rounding toward -inf (no gradient)."""
-    return _nograd_binary("floor_divide", input, other)
+def floor_divide(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input // other``, rounding toward -inf, in the promoted dtype.
+
+    Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError`` on every
+    device; float division by zero gives inf or nan. A float result records PyTorch's
+    ``NotImplemented`` node: backward through it raises.
+
+    Example:
+        >>> floor_divide(tensor([7, -7]), 2)
+        tensor([ 3, -4])
+    """
+    return _rounding("div_floor", E.FloorDivide, input, other)
 
 
-def remainder(input: Tensor, other: Any) -> Tensor:  # noqa: A002
-    """``input % other`` with the sign of ``other``, as Python's ``%`` (no gradient)."""
-    return _nograd_binary("remainder", input, other)
+def remainder(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input % other`` with the sign of ``other``, as Python's ``%``.
+
+    Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError``. The gradient is
+    ``grad`` for ``input`` and ``-grad * floor(input / other)`` for a tensor ``other``
+    (RemainderBackward0/1); a Python scalar ``input`` has no derivative, as in PyTorch.
+
+    Example:
+        >>> remainder(tensor([7, -7]), 3)
+        tensor([1, 2])
+    """
+    if not isinstance(input, Tensor):
+        name = E.NOT_IMPLEMENTED
+    else:
+        name = "RemainderBackward1" if isinstance(other, Tensor) else "RemainderBackward0"
+    return _rounding("remainder", E.Remainder, input, other, name=name)
+
+
+def _rounding(kernel: str, cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
+    """A rounding division ``cls`` on the promoted operands; PyTorch has no kernel ``kernel``
+    for two bools."""
+    if not isinstance(a, Tensor):
+        a, b = _scalar_to_tensor(a, b)
+    a, b = _promote(a, b)
+    if a.dtype is dtypes.bool:
+        raise NotImplementedError(f"\"{kernel}_{a._device.type}\" not implemented for 'Bool'")
+    return _binary(cls, a, b, **params)
+
+
+def floor_divide_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    """In-place ``input //= other``."""
+    return rounding_inplace(input, floor_divide, other)
+
+
+def remainder_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    """In-place ``input %= other``."""
+    return rounding_inplace(input, remainder, other)
+
+
+def rounding_inplace(t: Tensor, fn: Callable[..., Tensor], other: Any, **kw: Any) -> Tensor:
+    """``fn(t, other, **kw)``, a rounding division, written into ``t``.
+
+    As in PyTorch, a bool ``t`` whose result would not be bool is refused for the cast before
+    anything is divided (``t //= 0`` reports the cast, not the zero)."""
+    from .inplace_ops import _can_cast, _cast_error, _shape_error, inplace  # late: imports arith
+
+    if t.dtype is dtypes.bool:
+        res = _promote(t, other)[0].dtype
+        if not _can_cast(res, t.dtype):
+            raise _cast_error(res, t.dtype)
+    if isinstance(other, Tensor) and other.shape != t.shape:
+        # NOTE: as the dtype, the shape is checked before dividing (then a zero is never seen).
+        try:
+            fits = _broadcast_shapes(t.shape, other.shape) == tuple(t.shape)
+        except RuntimeError:
+            fits = False
+        if not fits:
+            raise _shape_error(t.shape, other.shape)
+    return inplace(t, fn, other, **kw)
+
+
+def _bitwise(name: str, doc: str) -> Callable[[Tensor, Any], Tensor]:
+    """The ``torch`` function ``name`` (``bitwise_and``, ...): integers and bools only, in the
+    promoted dtype (``&`` on int64 tensors is bitwise, not logical)."""
+
+    def fn(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+        a, b = _promote(input, other)
+        if a.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"{name}_{a._device.type}\" not implemented for '{_type_name(a.dtype)}'")
+        return _nograd_binary(name, a, b)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and", "Bitwise AND of integer or bool tensors (``&``).")
+bitwise_or = _bitwise("bitwise_or", "Bitwise OR of integer or bool tensors (``|``).")
+bitwise_xor = _bitwise("bitwise_xor", "Bitwise XOR of integer or bool tensors (``^``).")
+
+
+def _bitwise_inplace(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+    def fn_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+        from .inplace_ops import inplace  # late: inplace_ops imports arith
+
+        return inplace(input, fn, other)
+
+    fn_.__name__ = fn_.__qualname__ = fn.__name__ + "_"
+    fn_.__doc__ = f"In-place ``{fn.__name__}``."
+    return fn_
+
+
+bitwise_and_ = _bitwise_inplace(bitwise_and)
+bitwise_or_ = _bitwise_inplace(bitwise_or)
+bitwise_xor_ = _bitwise_inplace(bitwise_xor)
 
 
 def _nograd_binary(name: str, a: Any, b: Any) -> Tensor:
@@ -395,7 +520,23 @@ def _clamp_tensor(input: Tensor, lo: Any, hi: Any) -> Tensor:  # noqa: A002
         raise _broadcast_error(x, lo if lo is not None else hi) from e
 
 
-floor = _nograd_unary("floor", "The largest integer-valued number <= ``x`` (no gradient).")
+def floor(input: Tensor) -> Tensor:  # noqa: A002
+    """The largest integer-valued number <= ``x``; integers pass unchanged. The gradient is 0
+    everywhere (FloorBackward0), as in PyTorch."""
+    if input.dtype is dtypes.bool:
+        kernel = "floor_vml_cpu" if input._device.type == "cpu" else f"floor_{input._device.type}"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return _Floor.apply(input)
+
+
+class _Floor(E._Unary):
+    node_name = "FloorBackward0"
+
+    def forward(self, x: Any) -> Any:
+        return self.backend.floor(x) if x.dtype.kind == "f" else self.backend.copy(x)
+
+    def grad_of(self, grad: Any) -> Any:
+        return grad * 0
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002

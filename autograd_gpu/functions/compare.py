@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Any, Callable
 
+from .. import dtypes
 from ..ops import elementwise as E
+from ..ops.util import reduce_grad
 from ..tensor import Tensor
 from .arith import (
-    _broadcast_error, _is_scalar, _nograd_binary, _nograd_unary, _promote, _scalar_to_tensor,
-    as_tensor_like, batched, raw_op,
+    _is_scalar, _nograd_binary, _nograd_unary, _promote, _scalar_to_tensor, as_tensor_like,
+    batched, raw_op,
 )
+from .inplace_ops import inplace
+from .shape import _broadcast_shapes
 
 
 # ---- comparisons and logic (no gradient) -----------------------------------------------------
@@ -78,27 +83,71 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8
     return Tensor._make(close(input.backend, input._data, other._data), input._device)
 
 
+def _arg_names(*args: Any) -> str:
+    """The argument types as PyTorch's parser lists them: ``(Tensor, list, float)``."""
+    return ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+
+
+def _is_value(x: Any) -> bool:
+    return isinstance(x, Tensor) or _is_scalar(x)
+
+
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
-    """``input`` where ``condition`` holds, else ``other`` (both broadcast)."""
+    """``input`` where ``condition`` holds, else ``other``; all three broadcast together.
+
+    ``condition`` must be a bool tensor (uint8 still works, with PyTorch's deprecation
+    warning); ``input``/``other`` are tensors or Python scalars, promoted to their result type.
+    ``where(condition)`` is ``nonzero(condition, as_tuple=True)``.
+
+    Args:
+        condition: bool tensor.
+        input: values where ``condition`` is true.
+        other: values where it is false.
+
+    Returns:
+        Tensor of the broadcast shape (WhereBackward0).
+
+    Example:
+        >>> where(tensor([True, False]), tensor([1., 2.]), 0.)
+        tensor([1., 0.])
+    """
+    args: tuple[Any, ...] = (condition, input, other)
     if input is None and other is None:
+        args = (condition,)
+    if not isinstance(condition, Tensor) or not builtins.all(_is_value(a) for a in args[1:]):
+        while len(args) > 1 and args[-1] is None:
+            args = args[:-1]
+        raise TypeError(f"where() received an invalid combination of arguments - got "
+                        f"({_arg_names(*args)}), but expected one of:")
+    if len(args) == 1:
         return nonzero(condition, as_tuple=True)
+    _check_condition(condition)
+    _broadcast_shapes(*(getattr(a, "shape", ()) for a in args))
     if not isinstance(input, Tensor):
-        if isinstance(other, Tensor) and _is_scalar(input):
+        if isinstance(other, Tensor):
             input, other = _scalar_to_tensor(input, other)
-        elif not isinstance(other, Tensor):
+        else:
             input = as_tensor_like(input, condition)
-    if isinstance(condition, Tensor) and condition._level:
+    if condition._level:
         input, other = _promote(input, other)
-        cond_t = condition if condition.dtype.name == "bool" else condition.bool()
+        cond_t = condition if condition.dtype is dtypes.bool else condition.bool()
         return WhereT.apply(input, other, cond_t)
-    cond = condition._data if isinstance(condition, Tensor) else condition
-    if cond.dtype.name != "bool":
+    cond = condition._data
+    if cond.dtype.kind != "b":
         cond = cond.astype("bool")
     input, other = _promote(input, other)
-    try:
-        return E.Where.apply(input, other, cond=cond)
-    except ValueError as e:
-        raise _broadcast_error(cond, input._data) from e
+    return E.Where.apply(input, other, cond=cond)
+
+
+def _check_condition(condition: Tensor) -> None:
+    """PyTorch's refusal of a condition that is not bool (uint8 passes with a warning)."""
+    if condition.dtype is dtypes.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=3)
+    elif condition.dtype is not dtypes.bool:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {dtypes.scalar_type_name(condition.dtype)}")
 
 
 class WhereT(E.Where):
@@ -116,12 +165,129 @@ class WhereT(E.Where):
         return super().backward(grad) + (None,)
 
 
+def _check_masked_fill(input: Tensor, mask: Any, value: Any) -> None:  # noqa: A002
+    """PyTorch's refusals of ``masked_fill`` arguments that are not a tensor and a number."""
+    if not isinstance(mask, Tensor) or not _is_value(value):
+        raise TypeError("masked_fill() received an invalid combination of arguments - got "
+                        f"({_arg_names(input, mask, value)}), but expected one of:")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+
+
+def _check_mask(mask: Tensor) -> None:
+    if mask.dtype is not dtypes.bool:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{dtypes.c_type_name(mask.dtype)}")
+
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
-    """``input`` with ``value`` where ``mask`` is true."""
-    if isinstance(value, Tensor):
-        value = value.to(input.dtype)
-    out = where(mask, value if isinstance(value, Tensor) else as_tensor_like(value, input).to(input.dtype), input)
-    return out if out.shape == input.shape else out.expand(input.shape)
+    """``input`` with ``value`` where ``mask`` is true; ``mask`` and ``input`` broadcast
+    together (the result has their broadcast shape).
+
+    Args:
+        input: tensor of any shape and dtype.
+        mask: bool tensor that broadcasts with ``input``.
+        value: a Python number or a 0-d tensor, cast to ``input``'s dtype.
+
+    Returns:
+        Tensor of ``input``'s dtype.
+
+    Example:
+        >>> masked_fill(tensor([1., 2.]), tensor([True, False]), 0.)
+        tensor([0., 2.])
+    """
+    _check_masked_fill(input, mask, value)
+    shape = _broadcast_shapes(mask.shape, input.shape)
+    _check_mask(mask)
+    return _masked_fill(input, mask, value, shape)
+
+
+def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
+    """``masked_fill`` in place: ``mask`` must broadcast to ``input``'s shape."""
+    _check_masked_fill(input, mask, value)
+    _check_mask(mask)
+    shape = _broadcast_shapes(input.shape, mask.shape)
+    if shape != tuple(input.shape):
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    return inplace(input, _masked_fill, mask, value, shape)
+
+
+def _masked_fill(input: Tensor, mask: Tensor, value: Any,  # noqa: A002
+                 shape: tuple[int, ...]) -> Tensor:
+    if mask._device is not input._device:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {input._device} and {mask._device}!")
+    is_tensor = isinstance(value, Tensor)
+    if not is_tensor:
+        _check_fits(value, input.dtype)
+    value = as_tensor_like(value, input).to(input.dtype)
+    if mask._level:  # NOTE: a batched mask is a batched condition (vmap): where's own node
+        out = where(mask, value, input)
+        return out if tuple(out.shape) == shape else out.expand(shape)
+    if is_tensor:
+        return MaskedFill.apply(input, value, cond=mask._data)  # type: ignore[no-any-return]
+    return MaskedFillScalar.apply(input, cond=mask._data,  # type: ignore[no-any-return]
+                                  value=value._data)
+
+
+class MaskedFill(E._Binary):
+    """``x`` with the 0-d tensor ``v`` where ``cond`` holds, all three broadcast
+    (MaskedFillBackward1: the gradient of ``v`` sums ``grad`` where ``cond`` holds)."""
+
+    node_name = "MaskedFillBackward1"
+
+    def __init__(self, cond: Any) -> None:
+        self.cond = cond
+
+    def compute(self, x: Any, v: Any) -> Any:
+        return self.backend.where(self.cond, v, x)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        cond = self.wrap(self.cond)
+        gx = self.reduce(grad.where(~cond, 0.0), 0) if self.needs_input_grad[0] else None
+        gv = self.reduce(grad.where(cond, 0.0), 1) if self.needs_input_grad[1] else None
+        return gx, gv
+
+
+class MaskedFillScalar(E._Unary):
+    """``x`` with the constant ``value`` (a 0-d array of ``x``'s dtype) where ``cond`` holds,
+    broadcast (MaskedFillBackward0: ``x`` is the only input)."""
+
+    node_name = "MaskedFillBackward0"
+
+    def __init__(self, cond: Any, value: Any) -> None:
+        self.cond = cond
+        self.value = value
+
+    def forward(self, x: Any) -> Any:
+        self.shape = x.shape
+        return self.backend.where(self.cond, self.value, x)
+
+    def grad_of(self, grad: Any) -> Any:
+        return reduce_grad(grad.where(~self.wrap(self.cond), 0.0), self.shape)
+
+
+_FILL_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+              "int64": "int64_t", "float16": "c10::Half", "float32": "float"}
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
+
+
+def _check_fits(value: Any, dtype: dtypes.dtype) -> None:
+    """PyTorch's refusal of a Python number that ``dtype`` cannot hold. NOTE: as in C++, an
+    unsigned type takes a negative value down to ``-max`` (it wraps around), and inf and nan
+    fit every floating type."""
+    if isinstance(value, bool) or dtype is dtypes.bool or dtype.name not in _FILL_TYPE:
+        return
+    if dtype.is_floating_point:
+        bad = abs(value) > _FLOAT_MAX[dtype.name] and abs(value) != float("inf")
+    else:
+        lo, hi = dtypes.int_bounds(dtype)
+        bad = not (-hi if lo == 0 else lo) <= value <= hi
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_FILL_TYPE[dtype.name]} without "
+                           "overflow")
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002

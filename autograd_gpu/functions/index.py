@@ -8,28 +8,122 @@ from typing import Any
 
 from .. import dtypes
 from ..autograd.grad_mode import STATE
-from ..backends.composite import key_width
 from ..ops import elementwise as E
 from ..ops import movement as M
 from ..ops.util import normalize_dim
 from ..tensor import Tensor
 from .arith import as_tensor_like
+from .index_key import check_broadcast, check_masks, is_full_slice, spell_out, translate
 from .shape import expanded_shape
 from .inplace_ops import _check_inplace_target, _write_error, copy_, inplace
 
 
+def _index_arg(fn: str, index: Any, input: Tensor) -> Tensor:  # noqa: A002
+    """``index`` checked as PyTorch's argument parser and device check do it."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{fn}(): argument 'index' (position 3) must be Tensor, not "
+                        f"{type(index).__name__}")
+    if index._device is not input._device:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {input._device} and {index._device}!")
+    return index
+
+
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+    """The slices of ``input`` at positions ``index`` (a 0-d or 1-d int32/int64 tensor) along
+    ``dim``, in ``index``'s order (repeats allowed).
+
+    Args:
+        input: tensor of any shape (a 0-d input takes an index of one value, 0).
+        dim: the dimension to select along.
+        index: positions in ``[0, input.size(dim))``; negative positions are out of range, as in
+            PyTorch.
+
+    Returns:
+        Tensor of ``input``'s shape with ``dim`` of size ``index.numel()`` (IndexSelectBackward0).
+
+    Example:
+        >>> index_select(tensor([[1, 2], [3, 4]]), 1, tensor([1, 1]))
+        tensor([[2, 2],
+                [4, 4]])
+    """
+    index = _index_arg("index_select", index, input)
     d = normalize_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype is not dtypes.int64 and index.dtype is not dtypes.int32:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    n = input.shape[d] if input.ndim else 1
+    if input.ndim == 0 and index.numel() != 1:
+        raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.numel()} value(s)")
+    if n == 0 and index.numel():
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if index.ndim == 0 or input.ndim == 0:
+        index = index.reshape(-1)
+    if input.ndim == 0:  # NOTE: PyTorch returns a 0-d tensor; NumPy cannot index a 0-d array
+        return index_select(input.reshape(1), 0, index).reshape(())
     if index._level:
         return _index_tensors(input, (slice(None),) * d + (index,), "IndexSelectBackward0")
+    if index.backend.out_of_range(index._data, 0, n) is not None:
+        raise IndexError("index out of range in self")
     key = (slice(None),) * d + (index._data,)
-    return M.Index.apply(input, key=key, name="IndexSelectBackward0", advanced=True)
+    return M.Index.apply(input, key=key, name="IndexSelectBackward0", advanced=True,
+                         checked=True)
 
 
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+def gather(input: Tensor, dim: int, index: Tensor, *,  # noqa: A002
+           sparse_grad: bool = False) -> Tensor:
+    """Values of ``input`` along ``dim`` at ``index``; for 2-D tensors and ``dim == 0``,
+    ``out[i][j] = input[index[i][j]][j]``.
+
+    ``index`` has as many dims as ``input`` and may be smaller than it in every dimension but
+    ``dim`` (the output then covers only those leading positions, as in PyTorch; it is never
+    broadcast). Negative index values are out of range, as in PyTorch. ``sparse_grad`` is
+    accepted for PyTorch's signature; the gradient is always dense.
+
+    Args:
+        input: tensor of any shape (0-d counts as 1-d).
+        dim: the dimension to gather along.
+        index: int64 or int32 tensor, values in ``[0, input.size(dim))``.
+
+    Returns:
+        Tensor of ``index``'s shape and ``input``'s dtype (GatherBackward0).
+
+    Example:
+        >>> gather(tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), 0, tensor([[0], [2]]))
+        tensor([[1],
+                [7]])
+    """
+    index = _index_arg("gather", index, input)
+    d = normalize_dim(dim, input.ndim)
+    _check_gather(input, d, index)
     if index._level:
-        return GatherT.apply(input, index, dim=normalize_dim(dim, input.ndim))  # type: ignore[no-any-return]
-    return M.Gather.apply(input, dim=normalize_dim(dim, input.ndim), index=index._data)
+        return GatherT.apply(input, index, dim=d)  # type: ignore[no-any-return]
+    check_gather_values(index.backend, index._data, input.shape[d] if input.ndim else 1, d)
+    return M.Gather.apply(input, dim=d, index=index._data)
+
+
+def _check_gather(input: Tensor, d: int, index: Tensor) -> None:  # noqa: A002
+    """PyTorch's refusals of a ``gather`` index by dtype and shape, in PyTorch's order."""
+    if index.dtype is not dtypes.int64 and index.dtype is not dtypes.int32:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if builtins.max(input.ndim, 1) != builtins.max(index.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if not index.numel():
+        return
+    for k in range(input.ndim):
+        if k != d and index.ndim and index.shape[k] > input.shape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
+                f"no larger than self {list(input.shape)} apart from dimension {d}")
+
+
+def check_gather_values(backend: Any, index: Any, n: int, d: int) -> None:
+    """PyTorch's error for a ``gather`` index value outside ``[0, n)`` (no wrap-around)."""
+    bad = backend.out_of_range(index, 0, n)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 
 # ---- index tensors as op inputs (vmap: batched indices) --------------------------------------
@@ -79,6 +173,7 @@ class GatherT(M.Gather):
         super().__init__(dim, None)
 
     def forward(self, x: Any, index: Any) -> Any:  # type: ignore[override]
+        check_gather_values(self.backend, index, x.shape[self.dim] if x.ndim else 1, self.dim)
         self.index = index
         return super().forward(x)
 
@@ -88,144 +183,43 @@ class GatherT(M.Gather):
 
 # ---- indexing --------------------------------------------------------------------------------
 
-def _index_key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool]:
-    """The user's key as a NumPy key (Tensors become arrays), and whether it is advanced."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    out: list[Any] = []
-    advanced = False
-    for k in key:
-        if isinstance(k, Tensor) and k._level:
-            if k.dtype is dtypes.bool:
-                raise RuntimeError(
-                    "vmap: We do not support batching operators that can support dynamic shape. "
-                    "Attempting to batch over indexing with a boolean mask.")
-            if k.dtype.is_floating_point:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(k)
-            advanced = True
-        elif isinstance(k, Tensor):
-            if k.ndim == 0 and not k.dtype.is_floating_point and k.dtype is not dtypes.bool:
-                out.append(int(k.item()))
-                continue
-            if k.dtype.is_floating_point:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            if k._device is not t._device and k._device.type != "cpu":
-                raise RuntimeError("indices should be either on cpu or on the same device as the indexed tensor (cpu)")
-            arr = k._data if k._device is t._device else t.backend.asarray(k.backend.to_host(k._data))
-            out.append(arr)
-            advanced = True
-        elif isinstance(k, (list, range)) or hasattr(k, "__array_interface__") and not isinstance(k, (int, slice)):
-            arr = t.backend.asarray(list(k) if isinstance(k, range) else k)
-            if arr.size == 0 and arr.dtype.kind == "f":  # x[[]]: an empty integer index
-                arr = arr.astype("int64")
-            if arr.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(arr)
-            advanced = True
-        elif k is None or k is Ellipsis or isinstance(k, slice):
-            if isinstance(k, slice) and k.step is not None and k.step < 0:
-                raise ValueError("step must be greater than zero")
-            out.append(k)
-        elif isinstance(k, bool):
-            out.append(t.backend.asarray(k))
-            advanced = True
-        elif isinstance(k, int) or hasattr(k, "__index__"):
-            out.append(int(k))
-        else:
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                "are valid indices (got " + type(k).__name__ + ")"
-            )
-    return tuple(out), advanced
-
-
-def _check_bounds(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
-    """PyTorch's IndexError for an integer out of range (NumPy's says 'axis')."""
-    n_real = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
-    dim = 0
-    for k in key:
-        if k is Ellipsis:
-            dim += len(shape) - n_real
-        elif k is None:
-            continue
-        else:
-            if dim >= len(shape):
-                raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
-            if isinstance(k, int) and not -shape[dim] <= k < shape[dim]:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {shape[dim]}")
-            dim += 1
-
-
-def _check_masks(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
-    """PyTorch's IndexError for a boolean mask whose shape does not match the dims it covers."""
-    width = key_width
-    real = builtins.sum(width(k) for k in key)
-    full: list[int] = []  # the indexed shape with the None dims inserted, as PyTorch reports it
-    dim = 0
-    for k in key:
-        if k is None:
-            full.append(1)
-        elif k is Ellipsis:
-            n = builtins.max(len(shape) - real, 0)
-            full += shape[dim:dim + n]
-            dim += n
-        else:
-            full += shape[dim:dim + width(k)]
-            dim += width(k)
-    full += shape[dim:]
-    pos = 0
-    for k in key:
-        w = width(k)
-        if k is Ellipsis:
-            pos += builtins.max(len(shape) - real, 0)
-        elif k is None:
-            pos += 1
-        elif getattr(k, "dtype", None) is not None and k.dtype.kind == "b" and k.ndim:
-            for j in range(w):
-                if pos + j < len(full) and k.shape[j] != full[pos + j]:
-                    raise IndexError(
-                        f"The shape of the mask {list(k.shape)} at index {j} does not match the "
-                        f"shape of the indexed tensor {full} at index {pos + j}"
-                    )
-        pos += w
+def _key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool]:
+    """The NumPy key for ``t[key]`` (Ellipses spelled out) and whether it is advanced, after
+    PyTorch's checks of the key against ``t``'s shape."""
+    npkey, advanced = translate(t, key)
+    npkey = spell_out(t.shape, npkey, not isinstance(key, (tuple, list, Tensor)))
+    if advanced:
+        check_masks(t.shape, npkey)
+        check_broadcast(t.backend, npkey)
+    return npkey, advanced
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: ints select (SelectBackward0), slices slice (SliceBackward0), None adds a
     dimension; integer/bool tensors and lists index (IndexBackward0)."""
-    npkey, advanced = _index_key(t, key)
+    npkey, advanced = _key(t, key)
     if advanced and builtins.any(isinstance(k, Tensor) for k in npkey):
         return _index_tensors(t, npkey, "IndexBackward0")
     if advanced:
-        _check_masks(t.shape, npkey)
-        try:
-            return M.Index.apply(t, key=npkey, name="IndexBackward0", advanced=True)
-        except IndexError as e:
-            raise IndexError(str(e).replace("axis", "dimension")) from None
-    if npkey.count(Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    _check_bounds(t.shape, npkey)
+        return M.Index.apply(t, key=npkey, name="IndexBackward0", advanced=True)
     # NOTE: one node per index entry, as PyTorch records them (x[0, 1:] is Slice(Select(x))).
-    n_real = builtins.sum(1 for k in npkey if k is not None and k is not Ellipsis)
     out = t
     dim = 0
     recorded = False
     for k in npkey:
-        if k is Ellipsis:
-            dim += t.ndim - n_real
-            continue
         pre = (slice(None),) * dim
         if k is None:
             out = M.Unsqueeze.apply(out, dim=dim)
             dim += 1
             recorded = True
         elif isinstance(k, int):
-            out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SelectBackward0", advanced=False)
+            out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SelectBackward0",
+                                advanced=False)
             recorded = True
         else:
-            # NOTE: full slices inside a tuple are skipped; a bare x[:] is recorded, as PyTorch.
-            if k != slice(None) or isinstance(key, slice):
+            # NOTE: PyTorch skips a slice that takes a whole dimension inside a tuple; it
+            # records a bare x[:].
+            if not is_full_slice(k, out.shape[dim]) or isinstance(key, slice):
                 out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SliceBackward0",
                                     advanced=False)
                 recorded = True
@@ -241,12 +235,10 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     if t._level or value_t is not None and value_t._level:
         _setitem_batched(t, key, value)
         return
-    recording = STATE.grad_enabled and (t._requires_grad or (value_t is not None and value_t._requires_grad))
-    npkey, advanced = _index_key(t, key)
-    if not advanced:
-        _check_bounds(t.shape, npkey)
-    else:
-        _check_masks(t.shape, npkey)
+    recording = STATE.grad_enabled and (
+        t._requires_grad or (value_t is not None and value_t._requires_grad))
+    npkey, advanced = _key(t, key)
+    if advanced:
         t.backend.check_index(t.shape, npkey)
     if value_t is not None:
         value_t = _fit_value(t, npkey, advanced, value_t)
@@ -271,7 +263,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
 
 def _setitem_batched(t: Tensor, key: Any, value: Any) -> None:
     """``t[key] = value`` under vmap: a basic key writes into the (batched) view ``t[key]``."""
-    npkey, advanced = _index_key(t, key)
+    _, advanced = translate(t, key)
     if advanced:
         raise RuntimeError("vmap: t[key] = value with an advanced (tensor or list) key is not "
                            "supported inside vmap; use index_put or torch.where instead")

@@ -143,13 +143,29 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """Max over ``dim`` (all when empty); ties share the gradient evenly."""
-    return R.MaxMin.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim,
+    return R.MaxMin.apply(input, dims=_nonempty_dims("amax", input, dim), keepdim=keepdim,
                           is_max=True, name="AmaxBackward0")
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
-    return R.MaxMin.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim,
+    """Min over ``dim`` (all when empty); ties share the gradient evenly."""
+    return R.MaxMin.apply(input, dims=_nonempty_dims("amin", input, dim), keepdim=keepdim,
                           is_max=False, name="AminBackward0")
+
+
+def _nonempty_dims(name: str, input: Tensor, dim: Any) -> tuple[int, ...]:  # noqa: A002
+    """``dim`` normalised; PyTorch's errors when a reduced dim of an empty ``input`` has size 0
+    (an empty input may still be reduced over its non-empty dims)."""
+    dims = normalize_dims(dim, input.ndim)
+    if input.numel() == 0:
+        if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        for d in sorted(dims):
+            if input.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return dims
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A002

@@ -53,15 +53,21 @@ class BackwardHook:
         self.input_index: list[int] | None = None
         self.output_index: list[int] | None = None
 
-    def _wrap(self, args: tuple[Any, ...], hook: Callable[..., Any]) -> tuple[Any, Any]:
+    def _wrap(self, args: tuple[Any, ...], fn: Callable[..., Any]) -> tuple[Any, Any]:
         """``args`` with each tensor passed through ``BackwardHookFunction`` (whose node gets
-        ``hook``), and the positions of those tensors; unchanged args and None when no tensor
+        ``fn`` as a hook), and the positions of those tensors; unchanged args and None when no tensor
         requires grad (or grad mode is off)."""
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         if not (is_grad_enabled() and any(args[i].requires_grad for i in index)):
             return args, None
         new = BackwardHookFunction.apply(*[args[i] for i in index])
         node = next(t.grad_fn for t in new if t.grad_fn is not None)
+
+        def hook(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> Any:
+            # NOTE: PyTorch's node hook has this name, and its errors about what the user's
+            # hooks returned ("hook 'hook' has changed the size of value") quote it.
+            return fn(grad_inputs, grad_outputs)
+
         node.register_hook(hook)
         out = list(args)
         for i, t in zip(index, new):
@@ -88,7 +94,7 @@ class BackwardHook:
             res = hook(self.module, self.grad_outputs)
             if res is None:
                 continue
-            res = res if isinstance(res, tuple) else (res,)
+            # NOTE: no wrapping into a tuple: as in PyTorch, a bare tensor is measured by len().
             if len(res) != len(self.grad_outputs):
                 raise RuntimeError(
                     "Backward pre hook returned an invalid number of grad_output, got "
@@ -130,7 +136,6 @@ class BackwardHook:
             out = hook(self.module, res, self.grad_outputs)
             if out is None:
                 continue
-            out = out if isinstance(out, tuple) else (out,)
             if len(out) != len(res):
                 raise RuntimeError(
                     "Backward hook returned an invalid number of grad_input, got "

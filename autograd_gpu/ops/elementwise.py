@@ -53,11 +53,22 @@ class Add(_Binary):
 
     def compute(self, x: Any, y: Any) -> Any:
         b = self.backend
-        return b.add(x, y if self.alpha == 1 else b.multiply(y, self.alpha))
+        return _keep_dtype(b.add(x, y if self.alpha == 1 else _scaled(b, y, self.alpha)), x)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         gy = grad if self.alpha == 1 else grad * self.alpha
         return self.reduce(grad, 0), self.reduce(gy, 1)
+
+
+def _scaled(b: Any, y: Any, alpha: Any) -> Any:
+    """``alpha * y``; a Python scalar ``y`` stays a Python scalar (NumPy would make it a float64
+    that promotes a float32 tensor)."""
+    return y * alpha if not hasattr(y, "dtype") else b.multiply(y, alpha)
+
+
+def _keep_dtype(out: Any, x: Any) -> Any:
+    """``out`` in ``x``'s dtype: ``bool + bool * 2`` stays bool (True), as in PyTorch."""
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
 
 
 class Sub(_Binary):
@@ -69,7 +80,7 @@ class Sub(_Binary):
 
     def compute(self, x: Any, y: Any) -> Any:
         b = self.backend
-        return b.subtract(x, y if self.alpha == 1 else b.multiply(y, self.alpha))
+        return _keep_dtype(b.subtract(x, y if self.alpha == 1 else _scaled(b, y, self.alpha)), x)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         gy = -grad if self.alpha == 1 else grad * -self.alpha
@@ -179,7 +190,7 @@ class Maximum(_Binary):
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
-        return _select_grads(self, grad, x > y, x == y)
+        return _select_grads(self, grad, x < y, x > y, x == y)
 
 
 class Minimum(_Binary):
@@ -191,14 +202,16 @@ class Minimum(_Binary):
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
-        return _select_grads(self, grad, x < y, x == y)
+        return _select_grads(self, grad, x > y, x < y, x == y)
 
 
-def _select_grads(node: _Binary, grad: Any, wins: Any, ties: Any) -> tuple[Any, Any]:
-    # NOTE: on ties maximum/minimum give each input half the gradient, as PyTorch does.
-    half = grad * 0.5
-    gx = grad.where(wins, half.where(ties, 0.0)) if node.needs_input_grad[0] else None
-    gy = grad.where(~wins & ~ties, half.where(ties, 0.0)) if node.needs_input_grad[1] else None
+def _select_grads(node: _Binary, grad: Any, x_loses: Any, y_loses: Any,
+                  ties: Any) -> tuple[Any, Any]:
+    # NOTE: as PyTorch: on ties each input gets half the gradient; an input gets none only where
+    # it loses, so with a NaN (no comparison holds) both inputs get all of it.
+    shared = grad.where(~ties, grad * 0.5)
+    gx = shared.where(~x_loses, 0.0) if node.needs_input_grad[0] else None
+    gy = shared.where(~y_loses, 0.0) if node.needs_input_grad[1] else None
     return node.reduce(gx, 0) if gx is not None else None, node.reduce(gy, 1) if gy is not None else None
 
 
@@ -218,6 +231,103 @@ class Where(_Binary):
         gx = self.reduce(grad.where(cond, 0.0), 0) if self.needs_input_grad[0] else None
         gy = self.reduce(grad.where(~cond, 0.0), 1) if self.needs_input_grad[1] else None
         return gx, gy
+
+
+# ---- rounding divisions: //, %, div(rounding_mode=...) --------------------------------------
+
+NOT_IMPLEMENTED = "torch::autograd::NotImplemented"  # PyTorch's node for a missing derivative
+
+
+def check_divisor(backend: Any, out: Any, y: Any) -> None:
+    """PyTorch's ``RuntimeError: ZeroDivisionError`` when an integer division that produced
+    ``out`` divided by zero (NumPy returns 0 with a warning). An empty result divided nothing."""
+    if out.dtype.kind not in "iu" or not out.size:
+        return
+    # NOTE: on CUDA this costs one reduction and one host sync, for integer divisions only (a
+    # float division never gets here). PyTorch's CUDA kernels skip the check and return garbage
+    # (pytorch/pytorch#135330, #165650, open); we raise as PyTorch does on the CPU, everywhere.
+    # Every element of ``y`` reaches a non-empty broadcast result, so checking all of it is exact.
+    if (bool(backend.any(y == 0)) if hasattr(y, "shape") else y == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+class _RoundingDiv(_Binary):
+    """Base of ``//``, ``%`` and ``div(rounding_mode=...)``: ``divide`` runs quietly (a float
+    division by zero gives inf or nan, as in PyTorch), then an integer one by zero raises."""
+
+    def compute(self, x: Any, y: Any) -> Any:
+        b = self.backend
+        with b.errstate(all="ignore"):
+            out = self.divide(b, x, y)
+        check_divisor(b, out, y)
+        return out
+
+    def divide(self, b: Any, x: Any, y: Any) -> Any:
+        raise NotImplementedError
+
+
+def _no_derivative(aten: str) -> RuntimeError:
+    return RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+
+class FloorDivide(_RoundingDiv):
+    """``x // y`` rounding toward -inf. PyTorch records a node that refuses to differentiate."""
+
+    node_name = NOT_IMPLEMENTED
+
+    def divide(self, b: Any, x: Any, y: Any) -> Any:
+        return b.floor_divide(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        raise _no_derivative("floor_divide")
+
+
+class Remainder(_RoundingDiv):
+    """``x % y`` with the sign of ``y``, as Python's ``%``. ``d/dx = 1``, ``d/dy = -floor(x / y)``
+    (RemainderBackward0 for a scalar ``y``, 1 for a tensor; a scalar ``x`` has no derivative in
+    PyTorch)."""
+
+    def __init__(self, name: str) -> None:
+        self.node_name = name
+
+    def divide(self, b: Any, x: Any, y: Any) -> Any:
+        if self.needs_input_grad and self.needs_input_grad[1]:
+            self.save_for_backward(x, y)
+        return b.remainder(x, y)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        if self.node_name == NOT_IMPLEMENTED:
+            raise _no_derivative("remainder")
+        need = self.needs_input_grad
+        gy = None
+        if need[1]:
+            x, y = self.saved_tensors
+            gy = self.reduce(-grad * x.div(y, rounding_mode="floor"), 1)
+        return (self.reduce(grad, 0) if need[0] else None), gy
+
+
+class DivRounding(_RoundingDiv):
+    """``div(x, y, rounding_mode=mode)``: ``'floor'`` as ``//``, ``'trunc'`` rounding toward 0
+    (DivBackward2). Piecewise constant: both gradients are 0, as in PyTorch."""
+
+    node_name = "DivBackward2"
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def divide(self, b: Any, x: Any, y: Any) -> Any:
+        if self.mode == "floor":
+            return b.floor_divide(x, y)
+        if x.dtype.kind == "f":
+            return b.trunc(b.true_divide(x, y))
+        # NOTE: integers stay exact (no float round trip): the floor quotient, plus one where
+        # the division is inexact and the exact quotient is negative.
+        return b.floor_divide(x, y) + ((b.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        return tuple(  # type: ignore[return-value]
+            self.wrap(self.backend.zeros(s if s is not None else (), grad.dtype.name))
+            if need else None for need, s in zip(self.needs_input_grad, self.shapes))
 
 
 # ---- unary ---------------------------------------------------------------------------------
@@ -533,7 +643,56 @@ class Clone(_Unary):
     raw_ok = True
 
     def forward(self, x: Any) -> Any:
-        return self.backend.copy(x)
+        return preserve_format_copy(self.backend, x)
 
     def grad_of(self, grad: Any) -> Any:
         return grad
+
+
+def preserve_format_copy(b: Any, x: Any) -> Any:
+    """A copy of ``x`` laid out as PyTorch's ``clone()`` lays it out (``preserve_format``).
+
+    A dense, non-overlapping ``x`` keeps its strides (NumPy's order 'K' does that). Any other
+    (expanded, strided) gets dense strides that follow the order of ``x``'s own, C order where
+    that order is ambiguous (a zero stride): NumPy's 'K' would put an expanded dim innermost.
+    NOTE: the layout decides whether a later ``reshape`` is a view, so it changes what an in-place
+    op on that view writes.
+    """
+    if x.ndim < 2 or not x.size:
+        return b.copy(x)
+    shape = x.shape
+    strides = [st // x.itemsize for st in x.strides]
+    inner_first = _dense_order(shape, strides)
+    if inner_first is None:
+        return b.copy(x)
+    outer_first = inner_first[::-1]
+    out = b.empty(tuple(shape[d] for d in outer_first), x.dtype)
+    out = b.transpose(out, tuple(outer_first.index(d) for d in range(x.ndim)))
+    out[...] = x
+    return out
+
+
+def _dense_order(shape: tuple[int, ...], strides: list[int]) -> list[int] | None:
+    """The dims of a strided array from innermost to outermost, by stride (insertion sort that
+    leaves the C order alone where a stride is 0, and puts the larger of two equal-stride dims
+    outside); None when the array is already dense and non-overlapping."""
+    expect = 1
+    for st, n in sorted((st, n) for st, n in zip(strides, shape) if n != 1):
+        if st != expect:
+            break
+        expect *= n
+    else:
+        return None
+    order = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(order)):
+        j = i
+        for k in range(i - 1, -1, -1):
+            a, c = order[k], order[j]
+            if strides[a] == 0 or strides[c] == 0:
+                continue
+            if strides[a] > strides[c] or (strides[a] == strides[c] and shape[a] > shape[c]):
+                order[k], order[j] = order[j], order[k]
+                j = k
+            elif strides[a] < strides[c]:
+                break
+    return order

@@ -149,19 +149,21 @@ class Permute(Node):
 
 class Index(Node):
     """``x[key]`` with a NumPy key already translated from the user's. Basic keys give views
-    (SelectBackward0, SliceBackward0, ...); advanced keys copy (IndexBackward0)."""
+    (SelectBackward0, SliceBackward0, ...); advanced keys copy (IndexBackward0). ``checked``:
+    the caller has already checked the key's index arrays against ``x``'s shape."""
 
     raw_ok = True
 
-    def __init__(self, key: Any, name: str, advanced: bool) -> None:
+    def __init__(self, key: Any, name: str, advanced: bool, checked: bool = False) -> None:
         self.key = key
         self.node_name = name
         self.advanced = advanced
         self.is_view = not advanced
+        self.checked = checked
 
     def forward(self, x: Any) -> Any:
         self.in_shape = x.shape
-        if self.advanced:
+        if self.advanced and not self.checked:
             self.backend.check_index(x.shape, self.key)
         return x[self.key]  # NOTE: basic keys end in Ellipsis, so even x[0, 1] is a 0-d view
 
@@ -195,7 +197,8 @@ class IndexEmbed(Node):
 
 
 class Gather(Node):
-    """``take_along_axis``; backward scatters (adds) back."""
+    """PyTorch's ``gather`` along ``dim`` (an output of ``index``'s shape, which may be smaller
+    than ``x``'s outside ``dim``); backward scatters (adds) back. ``index`` was checked."""
 
     node_name = "GatherBackward0"
     raw_ok = True
@@ -206,7 +209,7 @@ class Gather(Node):
 
     def forward(self, x: Any) -> Any:
         self.shape = x.shape
-        return self.backend.take_along_axis(x, self.index, axis=self.dim)
+        return self.backend.gather(x, self.index, self.dim)
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (self.run(ScatterAdd, grad, dim=self.dim, index=self.index, shape=self.shape),)

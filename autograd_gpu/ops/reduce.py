@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
+from .util import reduce_grad
 
 
 def _expand_back(node: Node, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...],
@@ -131,16 +132,20 @@ class Var(_Reduce):
         with b.errstate(divide="ignore", invalid="ignore"):
             var = b.sum(diff * diff, axis=self.dims, keepdims=self.keepdim) / x.dtype.type(self.denom)
         out = b.sqrt(var) if self.std else var
-        self.save_for_backward(x, out)
+        # NOTE: only std's backward reads the output (as PyTorch's, so that an in-place op on
+        # var's output stays legal).
+        self.save_for_backward(x, out if self.std else None)
         self.shape = x.shape
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:
-        x, o, g = self.unpack(grad)
+        x, out = self.saved_tensors
+        g = self.keep(grad)
         centered = x - x.mean(self.dims, keepdim=True)
         if self.denom == 0:  # NOTE: no degrees of freedom: the result is nan, so is the gradient
             return (g * centered * float("nan"),)
         if self.std:
+            o = self.keep(out)
             # NOTE: where the std is 0 the gradient is 0, as in PyTorch (not 0 / 0).
             return ((g * centered / (o.where(o != 0, 1.0) * self.denom)).where(o != 0, 0.0),)
         return (g * centered * (2.0 / self.denom),)
@@ -192,11 +197,10 @@ class MaxMin(_Reduce):
         self.is_max = is_max
 
     def forward(self, x: Any) -> Any:
-        if x.size == 0 and self.dims:
-            raise RuntimeError(
-                f"{'max' if self.is_max else 'min'}(): Expected reduction dim to be specified for "
-                "input.numel() == 0. Specify the reduction dim with the 'dim' argument."
-            )
+        for d in sorted(self.dims):  # NOTE: functions/ check first; this is vmap's fallback
+            if x.ndim and x.shape[d] == 0:
+                op = self.name().split("Backward")[0].lower()
+                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
         b = self.backend
         out = (b.max if self.is_max else b.min)(x, axis=self.dims, keepdims=self.keepdim)
         self.save_for_backward(x, out)
@@ -295,22 +299,53 @@ class Norm(_Reduce):
         x, o, g = self.unpack(grad)
         p = self.p
         if p == 0:
-            return (x * 0,)
+            return (None,)  # NOTE: a count of nonzeros: PyTorch defines no gradient at all
         if p == 1:
-            return (g * x.sign(),)
+            return (x.sign() * g,)
         if p in (float("inf"), -float("inf")):
-            mask = (x.abs() == o).to(g.dtype)
-            return (g * x.sign() * mask / mask.sum(self.dims, keepdim=True),)
-        # NOTE: at a zero norm the gradient is 0, as in PyTorch; dividing by a norm of 1 there
-        # keeps 0 / 0 out of this and of higher-order gradients.
-        nonzero = o != 0
-        o_safe = o.where(nonzero, 1.0)
+            # NOTE: ties share the gradient evenly; a nan element counts as a maximum.
+            mask = ((x.abs() == o) | x.isnan()).to(g.dtype)
+            return (x.sign() * (g / mask.sum(self.dims, keepdim=True) * mask),)
+        # NOTE: at a zero norm (p >= 1) or a zero element (p < 1) the division or power below is
+        # 0/0 or inf; the gradient there is masked to 0, as in PyTorch. The masked quotient is
+        # still built from the raw one, so its own derivative (a second derivative of the norm)
+        # is nan at those points, exactly as PyTorch's: the Hessian of |x| is infinite at 0.
         if p == 2:
-            return (x * (g / o_safe).where(nonzero, 0.0),)
-        if p < 1:  # |x| ** (p - 1) is infinite at x == 0, where PyTorch takes 0
-            scaled = x.sign() * x.abs().where(x != 0, 1.0).pow(p - 1)
-        elif p < 2:
-            scaled = x.sign() * x.abs().pow(p - 1)
-        else:
-            scaled = x * x.abs().pow(p - 2)
-        return (scaled * (g / o_safe.pow(p - 1)).where(nonzero, 0.0),)
+            return (Norm2Grad.apply(g, x, o),)
+        nonzero = o != 0
+        if p < 1:
+            scaled = x.sign() * x.abs().pow(p - 1).where(x != 0, 0.0)
+            return (scaled * g * o.pow(1 - p),)
+        scaled = x.sign() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return (scaled * (g / o.pow(p - 1)).where(nonzero, 0.0),)
+
+
+class Norm2Grad(Node):
+    """The 2-norm's gradient ``grad * x / norm``, 0 where the norm is 0 (``grad`` and ``norm``
+    keep-shaped), as one node: one pass over ``x``, the zero mask applied in the reduced shape.
+
+    Its backward is the derivative of PyTorch's formula ``grad * (x / norm).masked_fill_(norm ==
+    0, 0)``, so second-order gradients equal PyTorch's, nan included: at a zero norm the
+    derivative w.r.t. ``x`` and ``norm`` is 0/0 (the Hessian of a norm is infinite at 0), w.r.t.
+    ``grad`` it is 0.
+    """
+
+    node_name = "MulBackward0"  # the last op of PyTorch's formula
+
+    def forward(self, g: Any, x: Any, o: Any) -> Any:
+        b = self.backend
+        nonzero = o != 0
+        inv = b.where(nonzero, 1 / b.where(nonzero, o, 1), 0).astype(o.dtype, copy=False)
+        self.save_for_backward(g, x, o)
+        return x * (g * inv)
+
+    def backward(self, grad: Any) -> tuple[Any, Any, Any]:
+        g, x, o = self.saved_tensors
+        need = self.needs_input_grad
+        nonzero = o != 0
+        inv = 1 / o.where(nonzero, 1.0)
+        inv_nan = inv.where(nonzero, float("nan"))  # NOTE: 0/0 at a zero norm, as PyTorch's
+        gx_sum = reduce_grad(grad * x, tuple(o.shape)) if need[0] or need[2] else None
+        return (gx_sum * inv.where(nonzero, 0.0) if need[0] else None,
+                grad * (g * inv_nan) if need[1] else None,
+                -(g * gx_sum) * (inv_nan * inv_nan) if need[2] else None)

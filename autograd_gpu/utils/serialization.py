@@ -13,7 +13,18 @@ other value is an object tagged by ``"$"``: ``{"$": "list" | "tuple", "items": [
 and tuple keys survive), ``{"$": "float", "value": "inf" | "-inf" | "nan"}``,
 ``{"$": "tensor", "key", "dtype", "shape", "device", "requires_grad", "parameter"}``,
 ``{"$": "dtype", "name"}``, ``{"$": "device", "value"}``, ``{"$": "bytes", "hex"}``.
-Shared references are not preserved: a tensor reached twice is stored twice.
+
+Shared tensors: a tensor reached twice is stored once and loads as one tensor (as with
+``torch.load``), and tensors that share all their data (``t.detach()``, ``t.data``, the tied
+weights of a ``state_dict()``) are stored once and load sharing one storage (and version counter),
+each with its own ``requires_grad``. Views are stored by value: only the elements a view shows
+are written, as their own array, and it loads as an independent tensor (PyTorch writes the whole
+storage and keeps the view). Loading reads each stored array at most once whatever the header
+says: nodes naming one array share it, identical nodes give the same tensor.
+
+Loading is bounded by the file: see ``_archive`` for the container checks (stored members only,
+no overlaps, declared sizes equal to real sizes, CRCs). Writing to a path is atomic and cleans up
+after killed saves: see ``_atomic``.
 """
 
 from __future__ import annotations
@@ -24,17 +35,17 @@ import json
 import math
 import numbers
 import os
-import secrets
 from typing import Any, Callable
 
-# NOTE: numpy is imported here only for the file format (np.savez / np.load of .npz archives),
-# never for compute; tensors reach it through .cpu() and .numpy(), so any backend can be saved.
+# NOTE: numpy is imported here only for the file format, never for compute; tensors reach it
+# through .cpu() and .numpy(), so any backend can be saved.
 import numpy as np
 
 from .. import dtypes
 from ..backends import cuda_support
 from ..device import as_device, device
 from ..tensor import Tensor
+from . import _archive, _atomic
 
 _HEADER = "__autograd_gpu__"
 _FORMAT = "autograd_gpu.save"
@@ -65,6 +76,8 @@ class _Encoder:
         self.arrays: dict[str, Any] = {}
         self._active: set[int] = set()
         self._param = _parameter_type()
+        self._nodes: dict[int, dict[str, Any]] = {}  # id(tensor) -> its node
+        self._keys: dict[int, str] = {}  # id(tensor._data) -> the key its array is stored under
 
     def encode(self, obj: Any, path: str) -> Any:
         if obj is None or isinstance(obj, (bool, str)):
@@ -107,54 +120,26 @@ class _Encoder:
         return {"$": "tuple" if isinstance(obj, tuple) else "list", "items": items}
 
     def _tensor(self, t: Tensor) -> dict[str, Any]:
-        key = f"t{len(self.arrays)}"
-        # NOTE: C order, so loaded tensors are contiguous whatever view was saved (only the
-        # view's elements are written, not its whole base).
-        self.arrays[key] = np.asarray(t.detach().cpu().numpy(), order="C")
-        return {"$": "tensor", "key": key, "dtype": t.dtype.name, "shape": list(t.shape),
-                "device": str(t.device), "requires_grad": bool(t.requires_grad),
-                "parameter": self._param is not None and isinstance(t, self._param)}
+        node = self._nodes.get(id(t))
+        if node is not None:
+            return node
+        # NOTE: tensors holding the very same array object (detach(), .data, tied weights)
+        # share all their data: store it once. Views hold other array objects and are stored
+        # by value. The ids stay unique while saving: ``obj`` keeps every tensor alive.
+        key = self._keys.get(id(t._data))
+        if key is None:
+            key = self._keys[id(t._data)] = f"t{len(self.arrays)}"
+            # NOTE: C order, so loaded tensors are contiguous whatever view was saved (only the
+            # view's elements are written, not its whole base).
+            self.arrays[key] = np.asarray(t.detach().cpu().numpy(), order="C")
+        node = self._nodes[id(t)] = {
+            "$": "tensor", "key": key, "dtype": t.dtype.name, "shape": list(t.shape),
+            "device": str(t.device), "requires_grad": bool(t.requires_grad),
+            "parameter": self._param is not None and isinstance(t, self._param)}
+        return node
 
 
-def _write_archive(fh: Any, arrays: dict[str, Any]) -> None:
-    """Write the .npz archive to the open binary file ``fh``."""
-    np.savez(fh, **arrays)
-
-
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return  # NOTE: directories cannot be opened on Windows; os.replace is atomic there
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _write_atomic(path: str, arrays: dict[str, Any]) -> None:
-    """Write to a temp file beside ``path``, fsync it, rename it over ``path``, fsync the
-    directory: a crash at any point leaves either the old file or the new one, never a mix."""
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-    # NOTE: os.open with mode 0o666 lets the umask set the permissions, as open() would.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    fd = os.open(tmp, flags, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            _write_archive(fh, arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(folder)
+_write_archive = _archive.write
 
 
 def save(obj: Any, f: str | os.PathLike[str] | Any, pickle_module: Any = None,
@@ -164,9 +149,11 @@ def save(obj: Any, f: str | os.PathLike[str] | Any, pickle_module: Any = None,
     strings, bytes, None, dtypes, devices) to ``f``, a path or a writable binary file.
 
     Dtypes, shapes, devices, ``requires_grad``, tuple-vs-list, dict key types and order,
-    bool-vs-int and non-finite floats survive; tensors are stored by value (views and shared
-    references become independent copies). Writing to a path is atomic. The pickle arguments
-    are accepted for compatibility and ignored: nothing is pickled.
+    bool-vs-int and non-finite floats survive. A tensor reached twice is stored once, and so is
+    the data of tensors sharing all of it (``detach()``, tied weights); views are stored by value
+    (their own elements only) and load as independent tensors. Writing to a path is atomic, and
+    first deletes the temp files that killed saves left in that folder. The pickle arguments are
+    accepted for compatibility and ignored: nothing is pickled.
 
     Args:
         obj: what to save, e.g. ``model.state_dict()`` or ``optimizer.state_dict()``.
@@ -185,7 +172,7 @@ def save(obj: Any, f: str | os.PathLike[str] | Any, pickle_module: Any = None,
     if hasattr(f, "write"):
         _write_archive(f, arrays)
     else:
-        _write_atomic(os.fspath(f), arrays)
+        _atomic.replace_atomically(os.fspath(f), lambda fh: _write_archive(fh, arrays))
 
 
 # ---- load ----------------------------------------------------------------------------------
@@ -208,15 +195,21 @@ def _restore(t: Tensor, location: Any) -> Tensor:
 
 class _Decoder:
     """Rebuilds the saved object from the JSON node tree and the archive's arrays, checking
-    every node: a malformed one raises ``SerializationError``, never a stray KeyError."""
+    every node: a malformed one raises ``SerializationError``, never a stray KeyError.
 
-    def __init__(self, npz: Any, name: str, map_location: Any) -> None:
-        self.npz = npz
+    Each array is read at most once (``storages``), and identical tensor nodes give the same
+    tensor (``tensors``), so a header naming one array a million times costs a million
+    references, not a million copies."""
+
+    def __init__(self, archive: _archive.Archive, name: str, map_location: Any) -> None:
+        self.archive = archive
         self.name = name
         self.map_location = map_location
+        self.storages: dict[str, tuple[str, list[int], str, Tensor]] = {}
+        self.tensors: dict[tuple[Any, ...], Tensor] = {}
 
     def fail(self, what: str) -> SerializationError:
-        return SerializationError(f"load: {self.name} is not a valid autograd_gpu.save file: {what}")
+        return _invalid(self.name, what)
 
     def field(self, node: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
         value = node.get(key)
@@ -281,26 +274,47 @@ class _Decoder:
         key = self.field(node, "key", str)
         dt = self._dtype({"$": "tensor", "name": node.get("dtype")})
         shape = self.field(node, "shape", list)
+        if not all(type(n) is int for n in shape):
+            raise self.fail(f"'tensor' node has a bad 'shape' field: {shape!r:.80}")
         saved = str(self._device({"$": "tensor", "value": node.get("device")}))
-        if key == _HEADER or key not in self.npz.files:
+        requires_grad = node.get("requires_grad") is True and dt.is_floating_point
+        parameter = node.get("parameter") is True
+        memo = (key, dt.name, tuple(shape), saved, requires_grad, parameter)
+        t = self.tensors.get(memo)
+        if t is None:
+            # NOTE: detach() shares the storage and version counter: an in-place change through
+            # one tensor is seen (and checked by autograd) through the others, as for views.
+            t = self._storage(key, dt, shape, saved).detach()
+            if parameter and (param := _parameter_type()) is not None:
+                t = param(t, requires_grad=requires_grad)
+            elif requires_grad:
+                t.requires_grad_(True)
+            self.tensors[memo] = t
+        return t
+
+    def _storage(self, key: str, dt: dtypes.dtype, shape: list[int], saved: str) -> Tensor:
+        """The array ``key``, read once and placed by ``map_location``."""
+        if key in self.storages:
+            stored_dt, stored_shape, stored_device, t = self.storages[key]
+            if (stored_dt, stored_shape) != (dt.name, shape):
+                raise self.fail(f"tensor data {key!r} is {stored_dt}{stored_shape}, but the "
+                                f"header also says {dt.name}{shape}")
+            if stored_device != saved:
+                raise self.fail(f"tensor data {key!r} is said to be saved on both "
+                                f"{stored_device} and {saved}")
+            return t
+        member = f"{key}.npy"
+        if key == _HEADER or member not in self.archive.members:
             raise self.fail(f"tensor data {key!r:.80} is missing from the archive")
         try:
-            arr = self.npz[key]
-        except Exception as e:  # noqa: BLE001  (zip, zlib, npy-header and pickle refusals alike)
-            raise self.fail(f"cannot read tensor data {key!r} ({type(e).__name__}: {e})") from e
+            arr = self.archive.read(member)
+        except _archive.ArchiveError as e:
+            raise self.fail(f"cannot read tensor data {key!r}: {e}") from None
         if arr.dtype.name != dt.name or list(arr.shape) != shape:
             raise self.fail(f"tensor data {key!r} is {arr.dtype.name}{list(arr.shape)}, but the "
                             f"header says {dt.name}{shape}")
-        if not arr.dtype.isnative:
-            arr = arr.astype(arr.dtype.newbyteorder("="))
         t = self._place(Tensor._make(arr, as_device("cpu")), saved)
-        requires_grad = node.get("requires_grad") is True and dt.is_floating_point
-        if node.get("parameter") is True:
-            param = _parameter_type()
-            if param is not None:
-                return param(t, requires_grad=requires_grad)
-        if requires_grad and not t.requires_grad:
-            t.requires_grad_(True)
+        self.storages[key] = (dt.name, shape, saved, t)
         return t
 
     def _place(self, t: Tensor, saved: str) -> Tensor:
@@ -346,36 +360,39 @@ def _sniff(head: bytes) -> str | None:
     return "it is not a zip/.npz archive"
 
 
-def _open_archive(fh: Any, name: str) -> Any:
+def _invalid(name: str, what: str) -> SerializationError:
+    return SerializationError(f"load: {name} is not a valid autograd_gpu.save file: {what}")
+
+
+def _open_archive(fh: Any, name: str) -> _archive.Archive:
     head = fh.read(8)
     fh.seek(0)
     why = _sniff(head)
     if why is not None:
-        raise SerializationError(f"load: {name} is not a valid autograd_gpu.save file: {why}")
+        raise _invalid(name, why)
     try:
-        npz = np.load(fh, allow_pickle=False)
-    except Exception as e:  # noqa: BLE001  (any zip-level damage: truncation, bad offsets)
-        raise SerializationError(f"load: {name} is corrupt or truncated ({type(e).__name__}: "
-                                 f"{e})") from e
-    if _HEADER not in npz.files:
-        if any(n.endswith("data.pkl") for n in npz.zip.namelist()):
+        archive = _archive.Archive(fh)
+    except _archive.ArchiveError as e:
+        raise _invalid(name, str(e)) from None
+    if f"{_HEADER}.npy" not in archive.members:
+        if any(n.endswith("data.pkl") for n in archive.members):
             why = ("it is a PyTorch checkpoint (torch.save's zip holds pickles); load it with "
                    "torch.load(..., weights_only=True) and re-save it with autograd_gpu.save")
         else:
             why = f"the archive has no {_HEADER} structure header (a plain .npz?)"
-        raise SerializationError(f"load: {name} is not a valid autograd_gpu.save file: {why}")
-    return npz
+        raise _invalid(name, why)
+    return archive
 
 
-def _read_header(npz: Any, name: str) -> Any:
+def _read_header(archive: _archive.Archive, name: str) -> Any:
     try:
-        raw = npz[_HEADER]
+        raw = archive.read(f"{_HEADER}.npy")
         if raw.dtype != np.uint8 or raw.ndim != 1:
             raise ValueError(f"header array is {raw.dtype}{list(raw.shape)}, not uint8[n]")
         header = json.loads(raw.tobytes().decode("utf-8"), parse_constant=_reject_constant)
-    except Exception as e:  # noqa: BLE001  (CRC/zlib errors, bad UTF-8, bad JSON alike)
+    except Exception as e:  # noqa: BLE001  (CRC errors, bad UTF-8, bad or too deep JSON alike)
         raise SerializationError(f"load: {name} has a corrupt structure header "
-                                 f"({type(e).__name__}: {e})") from e
+                                 f"({type(e).__name__}: {e})") from None
     if not isinstance(header, dict) or header.get("format") != _FORMAT or "root" not in header:
         raise SerializationError(f"load: {name} has a structure header of an unknown format")
     if header.get("version") != _VERSION:
@@ -394,8 +411,11 @@ def load(f: str | os.PathLike[str] | Any,
          **pickle_load_args: Any) -> Any:
     """Load an object written by ``save`` from ``f`` (a path or a readable binary file).
 
-    Nothing in the file is executed: arrays are read with ``allow_pickle=False`` and only
-    whitelisted types are rebuilt, whatever ``weights_only`` says.
+    Nothing in the file is executed: arrays are read without pickles and only whitelisted
+    types are rebuilt, whatever ``weights_only`` says. Loading costs at most what the file
+    holds: each stored array is read once however often the header names it (tensors naming one
+    array share it), only the uncompressed members ``save`` writes are accepted, and every
+    declared size is checked against the file before anything is allocated.
 
     Args:
         f: the file name or binary file object.
@@ -405,7 +425,7 @@ def load(f: str | os.PathLike[str] | Any,
             returns a tensor, or None to restore to the saved location.
 
     Returns:
-        The saved object, with fresh tensors.
+        The saved object, with fresh tensors (shared as they were when saved).
 
     Raises:
         SerializationError: (a ``RuntimeError``) for a corrupt, truncated, foreign or
@@ -428,7 +448,15 @@ def _seekable(f: Any) -> bool:
 
 
 def _load_from(fh: Any, name: str, map_location: Any) -> Any:
-    npz = _open_archive(fh, name)
-    with npz:
-        root = _read_header(npz, name)
-        return _Decoder(npz, name, map_location).decode(root)
+    archive = _open_archive(fh, name)
+    root = _read_header(archive, name)
+    decoder = _Decoder(archive, name, map_location)
+    try:
+        obj = decoder.decode(root)
+    except RecursionError:
+        raise decoder.fail("the structure is nested too deeply") from None
+    unused = sorted(set(archive.members) - {f"{_HEADER}.npy"}
+                    - {f"{key}.npy" for key in decoder.storages})
+    if unused:
+        raise decoder.fail(f"member {unused[0]!r:.80} is not referred to by the structure header")
+    return obj

@@ -7,6 +7,7 @@ import types
 from typing import Any, Callable
 
 import numpy as np
+import pytest
 import torch
 
 import autograd_gpu as ag
@@ -64,6 +65,12 @@ def parity(fn: Callable[[Any, str], Any]) -> Callable[[str], None]:
 
 
 X = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
+
+# NOTE: ``backward(create_graph=True)`` warns once per process (as PyTorch); tests that call it on
+# purpose carry this mark, whichever of them happens to run first.
+ALLOW_CREATE_GRAPH_WARNING = pytest.mark.filterwarnings(
+    "ignore:Using backward\\(\\) with create_graph=True:UserWarning"
+)
 
 
 def leaf(T: Any, dev: str, data: Any = X) -> Any:

@@ -13,7 +13,7 @@ import torch
 
 import autograd_gpu as ag
 
-from ._util import both, leaf, parity, same_error, to_np
+from ._util import ALLOW_CREATE_GRAPH_WARNING, both, leaf, parity, same_error, to_np
 
 # ---- backward arguments --------------------------------------------------------------------
 
@@ -62,6 +62,7 @@ def test_autograd_backward_several_roots(T: Any, dev: str) -> Any:
     return x.grad
 
 
+@ALLOW_CREATE_GRAPH_WARNING
 @parity
 def test_create_graph_backward_gives_differentiable_grad(T: Any, dev: str) -> Any:
     x = leaf(T, dev)

@@ -68,6 +68,7 @@ OPS: list[tuple[str, Callable[..., Any], tuple[Any, ...], bool]] = [
     ("index_two", lambda L, x, i, j: x[i, :, j], ((4, 2, 5), Idx(4, 3), Idx(5, 3)), True),
     ("index_select", lambda L, x, i: L.index_select(x, 1, i), ((2, 5), Idx(5, 3)), True),
     ("gather", lambda L, x, i: L.gather(x, 1, i), ((2, 5), Idx(5, 2, 5)), True),
+    ("gather_partial", lambda L, x, i: L.gather(x, 0, i), ((3, 5), Idx(3, 2, 2)), True),
     ("mse", lambda L, x, y: _F(L).mse_loss(x, y), ((3, 4), (3, 4)), True),
     ("mse_none", lambda L, x, y: _F(L).mse_loss(x, y, reduction="none"), ((3, 4), (3, 4)), True),
     ("cross_entropy", lambda L, x, y: _F(L).cross_entropy(x, y), ((5,), Idx(5)), True),

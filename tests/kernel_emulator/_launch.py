@@ -17,6 +17,7 @@ import ctypes
 import math
 import os
 import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,9 @@ POISON = 0xFF  # the guard byte value (prelude.h's kPoison)
 # Kernel launches by name expression, and blocks run (after the cap), for the run's summary.
 LAUNCHES: collections.Counter[str] = collections.Counter()
 BLOCKS_RUN = [0]
+# NOTE: one launch at a time, as on CUDA's one default stream (which the CuPy backend uses): the
+# host library's fiber scheduler is not re-entrant, and ctypes lets two Python threads into it.
+_STREAM = threading.Lock()
 
 _GRID_LIMITS = (2**31 - 1, 65535, 65535)
 _BLOCK_LIMITS = (1024, 1024, 64)
@@ -190,8 +194,9 @@ class RawKernel:
         LAUNCHES[self.name] += 1
         BLOCKS_RUN[0] += run[0] * run[1] * run[2]
         slots = (ctypes.c_char * max(1, len(packed))).from_buffer(packed or bytearray(1))
-        error = self._launch(ctypes.addressof(dims), ctypes.addressof(slots),
-                             ctypes.addressof(extents), len(merged))
+        with _STREAM:
+            error = self._launch(ctypes.addressof(dims), ctypes.addressof(slots),
+                                 ctypes.addressof(extents), len(merged))
         if error:
             raise LaunchError(f"{self.name} (grid {g}, block {b}, emulated with grid {run}): "
                               f"{error.decode()}")

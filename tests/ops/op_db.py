@@ -195,6 +195,10 @@ OPS: list[OpInfo] = [
            BINARY, "WhereBackward0"),
     OpInfo("where_scalar", lambda m, x: m.where(x > 0, x, 0.0), lambda x: np.where(x > 0, x, 0.0),
            UNARY, "WhereBackward0"),
+    OpInfo("masked_fill", lambda m, x: x.masked_fill(x > 0, 0.5),
+           lambda x: np.where(x > 0, 0.5, x), UNARY, "MaskedFillBackward0"),
+    OpInfo("masked_fill_tensor", lambda m, x, y: x.masked_fill(y > 0, y.sum()),
+           lambda x, y: np.where(y > 0, y.sum(), x), BINARY, "MaskedFillBackward1"),
     # ---- comparisons (no gradient) --------------------------------------------------------------
     OpInfo("lt", lambda m, x, y: x < y, np.less, BINARY, differentiable=False, domain="ties"),
     OpInfo("le", lambda m, x, y: x <= y, np.less_equal, BINARY, differentiable=False,
@@ -418,6 +422,17 @@ OPS: list[OpInfo] = [
                                                          device=x.device)),
            lambda x: np.take_along_axis(x, np.array([[0, 0], [1, 0], [2, 2]]), 1),
            (((3, 5),),), "GatherBackward0"),
+    # NOTE: an index smaller than the input outside dim covers the leading positions only
+    OpInfo("gather_partial_dim0", lambda m, x: m.gather(x, 0, m.tensor([[2], [0]],
+                                                                     device=x.device)),
+           lambda x: x[[[2], [0]], [[0], [0]]], (((3, 5),),), "GatherBackward0"),
+    OpInfo("gather_partial_dim1", lambda m, x: m.gather(x, 1, m.tensor([[4, 4, 0], [1, 3, 1]],
+                                                                     device=x.device)),
+           lambda x: x[[[0], [1]], [[4, 4, 0], [1, 3, 1]]], (((3, 5),),), "GatherBackward0"),
+    OpInfo("gather_partial_3d", lambda m, x: m.gather(x, 2, m.tensor([[[1]], [[0]]],
+                                                                   device=x.device)),
+           lambda x: x[[[[0]], [[1]]], [[[0]], [[0]]], [[[1]], [[0]]]], (((3, 4, 2),),),
+           "GatherBackward0"),
     OpInfo("index_select", lambda m, x: x.index_select(0, m.tensor([0, 2, 2], device=x.device)),
            lambda x: x[[0, 2, 2]], IDX, "IndexSelectBackward0"),
     # ---- joining and splitting ------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""save/load: round trips (dtype, values, structure), map_location, atomic writes, and refusal
-of corrupt, truncated, foreign and malicious files (without running anything in them)."""
+"""save/load: round trips (dtype, values, structure, shared tensors), map_location, atomic
+writes, and refusal of corrupt, truncated, foreign and malicious files (without running anything
+in them). Hostile files built to exhaust memory are in test_serialization_hostile.py."""
 
 from __future__ import annotations
 
@@ -116,6 +117,107 @@ def test_optimizer_and_model_state_dicts_match_torch_round_trip() -> None:
     assert isinstance(got["optim"]["state"][0], dict) and 0 in got["optim"]["state"]
     assert got["optim"]["param_groups"][0]["betas"] == (0.9, 0.99)
     assert got["optim"]["param_groups"][0]["amsgrad"] is True
+
+
+def members(content: bytes) -> dict[str, int]:
+    with zipfile.ZipFile(io.BytesIO(content)) as zf:
+        return {i.filename: i.file_size for i in zf.infolist()}
+
+
+def round_trip_bytes(obj: Any) -> bytes:
+    buf = io.BytesIO()
+    ag.save(obj, buf)
+    return buf.getvalue()
+
+
+def test_shared_tensors_are_stored_once_and_load_shared(device: str) -> None:
+    """As torch.save/torch.load: a tensor reached twice loads as one tensor; tensors sharing all
+    their data (detach(), a Parameter and its state_dict entry) load sharing one storage."""
+    a = ag.arange(1000, dtype=ag.float32, device=device)
+    p = ag.nn.Parameter(ag.ones(500, device=device))
+    obj = {"a": a, "again": [a, (a,)], "p": p, "p_data": p.detach(), "a_data": a.data}
+    assert sorted(members(round_trip_bytes(obj))) == ["__autograd_gpu__.npy", "t0.npy", "t1.npy"]
+    out = round_trip(obj)
+    assert exact(out) == exact(obj)
+    assert out["again"][0] is out["a"] and out["again"][1][0] is out["a"]
+    # identical flags: the same tensor; other flags: a tensor sharing the storage
+    assert out["a_data"] is out["a"]
+    assert isinstance(out["p"], ag.nn.Parameter) and out["p"].requires_grad
+    assert not out["p_data"].requires_grad and out["p_data"].data_ptr() == out["p"].data_ptr()
+    out["p_data"].mul_(3)
+    assert out["p"].tolist() == [3.0] * 500 and out["p"]._version == 1
+
+
+def test_views_are_stored_by_value_and_load_independent() -> None:
+    base = ag.arange(1000, dtype=ag.float64)
+    view = base[10:20]
+    content = io.BytesIO()
+    ag.save([base, view, base.reshape(10, 100)[:, 0]], content)
+    sizes = members(content.getvalue())
+    assert sizes["t1.npy"] < 300 and sizes["t2.npy"] < 300  # only the elements each view shows
+    content.seek(0)
+    out = ag.load(content)
+    assert out[1].tolist() == view.tolist() and out[2].tolist() == list(range(0, 1000, 100))
+    out[0].add_(1)
+    assert out[1].tolist() == view.tolist()
+
+
+def test_tied_weights_in_a_state_dict_are_stored_once() -> None:
+    enc, dec = ag.nn.Linear(64, 32), ag.nn.Linear(64, 32)
+    dec.weight = enc.weight
+    state = ag.nn.Sequential(enc, dec).state_dict()
+    untied = ag.nn.Sequential(ag.nn.Linear(64, 32), ag.nn.Linear(64, 32)).state_dict()
+    tied_size, untied_size = len(round_trip_bytes(state)), len(round_trip_bytes(untied))
+    assert untied_size - tied_size > 64 * 32 * 4 * 0.9
+    out = round_trip(state)
+    assert out["0.weight"].data_ptr() == out["1.weight"].data_ptr()
+    assert exact(out) == exact(state)
+
+
+def test_map_location_sees_each_stored_array_once() -> None:
+    a = ag.ones(3)
+    calls: list[str] = []
+    out = round_trip([a, a, a.detach(), ag.zeros(2)],
+                     map_location=lambda storage, loc: calls.append(loc))
+    assert calls == ["cpu", "cpu"] and out[0] is out[1]
+
+
+def test_non_seekable_streams_round_trip() -> None:
+    """Zip members written to a stream carry data descriptors; load accepts them."""
+
+    class Stream:
+        def __init__(self) -> None:
+            self.data = bytearray()
+
+        def write(self, b: bytes) -> int:
+            self.data += b
+            return len(b)
+
+        def flush(self) -> None:
+            pass
+
+    obj = {"w": ag.arange(300, dtype=ag.float32), "n": [1, 2]}
+    out, back = Stream(), io.BytesIO()
+    ag.save(obj, out)
+    ag.save(obj, back)
+    assert bytes(out.data) != back.getvalue()
+    assert exact(ag.load(io.BytesIO(bytes(out.data)))) == exact(obj)
+
+    class Reader:
+        def __init__(self, data: bytes) -> None:
+            self.buf = io.BytesIO(data)
+
+        def read(self, n: int = -1) -> bytes:
+            return self.buf.read(n)
+
+    assert exact(ag.load(Reader(bytes(out.data)))) == exact(obj)
+
+
+def test_files_of_the_np_savez_writer_still_load() -> None:
+    """Checkpoints written before save had its own writer (np.savez, the same layout)."""
+    arr = np.arange(6, dtype=np.int16).reshape(2, 3)
+    out = ag.load(_archive(_tensor_header(dtype="int16", shape=[2, 3]), t0=arr))
+    assert out.tolist() == arr.tolist() and out.dtype == ag.int16
 
 
 def test_paths_str_and_pathlike_without_added_suffix(tmp_path: pathlib.Path) -> None:

@@ -1,0 +1,97 @@
+"""``AccumulateGrad``: the sink of a leaf in the graph, which adds the incoming gradient into the
+leaf's ``.grad`` under the leaf's lock."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import hooks as hook_checks
+from . import node
+from .node import HookDict, Node, RemovableHandle, add_hook
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf: adds the incoming gradient into ``variable.grad``.
+
+    NOTE: accumulation and the post-accumulate-grad hooks hold the leaf's lock, as in PyTorch,
+    so threads running backward into a shared leaf lose no gradient. The lock lives on the leaf's
+    version counter, made once per leaf: not on this node, which is made anew with every graph
+    (and two threads building graphs at once may each make one for the leaf), and not as a new
+    attribute of the tensor (that slowed every op on leaves by a few per cent). It is re-entrant:
+    a hook may run backward into its own leaf.
+    """
+
+    node_name = "torch::autograd::AccumulateGrad"  # PyTorch's name(); the repr is short
+    _is_accumulator = True
+    _seq = sys.maxsize  # NOTE: runs as soon as it is ready, as in PyTorch.
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        self.backend_device = variable._device
+        self.backend = variable._device.backend
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+    # NOTE: a leaf's hooks live on the tensor, not here: the tensor holds this node only weakly
+    # (it dies with the graph), and the hooks must outlive any one graph.
+    @property
+    def _tensor_prehooks(self) -> dict[int, dict[int, Any]] | None:  # type: ignore[override]
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else None
+
+    def _register_tensor_prehook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
+        var = self.variable
+        if var._hooks is None:
+            var._hooks = HookDict()
+        return add_hook(var._hooks, fn)
+
+    def backward(self, grad: Any) -> tuple[()]:  # type: ignore[override]
+        raise RuntimeError("AccumulateGrad is run by the engine")
+
+    def accumulate(self, grad: Any, owned: bool, create_graph: bool) -> None:
+        var = self.variable
+        if grad.dtype is not var.dtype:
+            grad = grad.to(var.dtype)
+            owned = True
+        backend = self.backend
+        counter = var._version_counter
+        lock = counter.lock if counter is not None else None
+        if lock is None:
+            with _LOCK_CREATION:  # NOTE: once per leaf; racing threads must make one lock
+                counter = var._counter()
+                lock = counter.lock
+                if lock is None:
+                    lock = counter.lock = threading.RLock()
+        lock.acquire()
+        try:
+            old = var._grad
+            if old is None:
+                if create_graph:
+                    # NOTE: a copy that records CopyBackwards, as PyTorch's: the graph's tensor
+                    # may be a view or be reused, and zero_grad() must be able to detach_() it.
+                    new = node.Tensor_._make(backend.empty(grad.shape, grad._data.dtype), var._device)
+                    var._grad = new.copy_(grad)
+                elif owned and grad._grad_fn is None and backend.owns_writable(grad._data):
+                    var._grad = grad  # NOTE: made by this backward, held by nobody else: taken
+                else:
+                    var._grad = node.Tensor_._make(backend.copy(grad._data), var._device)
+            elif create_graph or old._requires_grad or grad._requires_grad:
+                var._grad = old + grad
+            elif backend.owns_writable(old._data) and old.shape == grad.shape:
+                backend.add(old._data, grad._data, out=old._data)
+            else:
+                var._grad = node.Tensor_._make(backend.add(old._data, grad._data), var._device)
+            if var._post_acc_hooks:
+                for hook in tuple(var._post_acc_hooks.values()):
+                    hook_checks.check_post_accumulate(hook(var))
+        finally:
+            lock.release()
+
+
+_LOCK_CREATION = threading.Lock()

@@ -1,0 +1,254 @@
+"""Misuse catalogue: arithmetic. Integer division by zero in every spelling (``//``, ``%``,
+``div(rounding_mode=...)``, reflected, in place, every integer dtype), integer powers with
+negative exponents, in-place results that do not fit, bad scalars and shapes; and the neighbours
+that must keep running (float division by zero, empty results).
+
+Each program returns its result and the result's dtype, so a wrong dtype fails too. Errors whose
+message names a device kernel (``"div_floor_cpu" not implemented for 'Bool'``) are pinned per
+device in ``tests/ops/test_integer_arith.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tests.misuse._catalogue import Case, catalogue_test
+
+INT_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
+
+
+def _out(t: Any) -> tuple[Any, str]:
+    return t, repr(t.dtype)
+
+
+def _ints(T: Any, dev: str, dtype: str, values: list[int]) -> Any:
+    return T.tensor(values, dtype=getattr(T, dtype), device=dev)
+
+
+def _by_zero(fn: Callable[[Any, Any, Any], Any], dtype: str) -> Case:
+    """``fn(T, x, zeros)``: ``x`` holds 5, 0, 1; ``zeros`` holds 1, 0, 1 (one zero divisor)."""
+    return lambda T, dev: _out(fn(T, _ints(T, dev, dtype, [5, 0, 1]),
+                                  _ints(T, dev, dtype, [1, 0, 1])))
+
+
+def _inplace(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Any], Any]:
+    def run(T: Any, x: Any, z: Any) -> Any:
+        op(x, z)
+        return x
+
+    return run
+
+
+def _ifloordiv(x: Any, z: Any) -> None:
+    x //= 0
+
+
+def _imod(x: Any, z: Any) -> None:
+    x %= 0
+
+
+ZERO_FORMS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "floordiv_scalar": lambda T, x, z: x // 0,
+    "floordiv_false": lambda T, x, z: x // False,
+    "floordiv_tensor": lambda T, x, z: x // z,
+    "floordiv_0d_tensor": lambda T, x, z: x // z[1],
+    "floordiv_broadcast": lambda T, x, z: x[:, None] // z,
+    "rfloordiv": lambda T, x, z: 5 // z,
+    "floor_divide_fn": lambda T, x, z: T.floor_divide(x, 0),
+    "floor_divide_method": lambda T, x, z: x.floor_divide(z),
+    "mod_scalar": lambda T, x, z: x % 0,
+    "mod_tensor": lambda T, x, z: x % z,
+    "rmod": lambda T, x, z: 5 % z,
+    "remainder_fn": lambda T, x, z: T.remainder(x, 0),
+    "remainder_scalar_first": lambda T, x, z: T.remainder(5, z),
+    "remainder_method": lambda T, x, z: x.remainder(z),
+    "div_floor_scalar": lambda T, x, z: T.div(x, 0, rounding_mode="floor"),
+    "div_trunc_scalar": lambda T, x, z: T.div(x, 0, rounding_mode="trunc"),
+    "div_floor_tensor": lambda T, x, z: T.div(x, z, rounding_mode="floor"),
+    "div_trunc_tensor": lambda T, x, z: x.div(z, rounding_mode="trunc"),
+    "ifloordiv": _inplace(_ifloordiv),
+    "imod": _inplace(_imod),
+    "floor_divide_": _inplace(lambda x, z: x.floor_divide_(z)),
+    "remainder_": _inplace(lambda x, z: x.remainder_(z)),
+    "div_floor_": _inplace(lambda x, z: x.div_(0, rounding_mode="floor")),
+    "div_trunc_": _inplace(lambda x, z: x.div_(z, rounding_mode="trunc")),
+}
+
+CASES: dict[str, Case] = {
+    f"zero_div_{form}_{dtype}": _by_zero(fn, dtype)
+    for form, fn in ZERO_FORMS.items() for dtype in INT_DTYPES
+}
+CASES.update({
+    # bool promotes to int64 with an int scalar; in place the int64 result cannot be stored
+    "zero_div_bool_floordiv_scalar": lambda T, dev: _out(T.tensor([True, False], device=dev) // 0),
+    "zero_div_bool_mod_scalar": lambda T, dev: _out(T.tensor([True, False], device=dev) % 0),
+    "zero_div_bool_rfloordiv": lambda T, dev: _out(5 // T.tensor([True, False], device=dev)),
+    "zero_div_bool_div_trunc": lambda T, dev: _out(
+        T.div(T.tensor([True], device=dev), 0, rounding_mode="trunc")),
+    "zero_div_bool_inplace_cast_first": lambda T, dev: _inplace(_ifloordiv)(
+        T, T.tensor([True, False], device=dev), None),
+    "zero_div_bool_floor_divide_inplace": lambda T, dev: T.tensor([True], device=dev)
+    .floor_divide_(2),
+    # mixed dtypes: the promoted dtype decides
+    "zero_div_int32_by_int64_0d": lambda T, dev: _out(
+        T.tensor([3], dtype=T.int32, device=dev) // T.tensor(0, device=dev)),
+    "zero_div_0d_by_0": lambda T, dev: _out(T.tensor(3, device=dev) // 0),
+    "zero_div_int_by_float_zero": lambda T, dev: _out(T.tensor([3, 0], device=dev) // 0.0),
+    "zero_div_int_by_float_tensor": lambda T, dev: _out(
+        T.tensor([3, 0], device=dev) % T.tensor([0.0, 0.0], device=dev)),
+    "zero_div_float_by_int_tensor": lambda T, dev: _out(
+        T.tensor([3.0, -1.0, 0.0], device=dev) // T.tensor([0, 0, 0], device=dev)),
+    "zero_div_float_floordiv": lambda T, dev: _out(T.tensor([1.0, -1.0, 0.0], device=dev) // 0),
+    "zero_div_float_mod": lambda T, dev: _out(T.tensor([1.0, -1.0, 0.0], device=dev) % 0),
+    "zero_div_float_div_trunc": lambda T, dev: _out(
+        T.div(T.tensor([1.0, -1.0, 0.0], device=dev), 0.0, rounding_mode="trunc")),
+    "zero_div_true_div_int": lambda T, dev: _out(T.tensor([1, -1, 0], device=dev) / 0),
+    # nothing is divided: no error
+    "zero_div_empty_by_scalar": lambda T, dev: _out(T.zeros(0, dtype=T.int64, device=dev) // 0),
+    "zero_div_empty_broadcast": lambda T, dev: _out(
+        T.zeros((0, 1), dtype=T.int64, device=dev) % T.tensor([0, 1, 2], device=dev)),
+    # the shape error comes before the zero
+    "zero_div_bad_shapes": lambda T, dev: _out(
+        T.tensor([1, 2, 3], device=dev) // T.tensor([0, 1], device=dev)),
+    "zero_div_inplace_bad_shape": lambda T, dev: T.tensor([1, 2], device=dev).floor_divide_(
+        T.zeros((2, 2), dtype=T.int64, device=dev)),
+    # rounding_mode itself
+    "div_bad_rounding_mode": lambda T, dev: T.div(T.tensor([1.0], device=dev), 2,
+                                                  rounding_mode="round"),
+    "div_floor_int_dtype": lambda T, dev: _out(
+        T.div(T.tensor([7, -7], device=dev), 2, rounding_mode="floor")),
+    "div_trunc_int_dtype": lambda T, dev: _out(
+        T.div(T.tensor([7, -7], dtype=T.int8, device=dev), 2, rounding_mode="trunc")),
+    "div_floor_float_rounding": lambda T, dev: _out(
+        T.div(T.tensor([1.0, -1.0], device=dev), 0.1, rounding_mode="floor")),
+    "div_floor_inplace_int_by_float": lambda T, dev: T.tensor([7], device=dev).div_(
+        2.5, rounding_mode="floor"),
+    # integer powers
+    "pow_int_negative": lambda T, dev: T.tensor([2, 3], device=dev) ** -1,
+    "pow_int_negative_fn": lambda T, dev: T.pow(T.tensor([2], dtype=T.int8, device=dev), -2),
+    "pow_int_negative_inplace": lambda T, dev: T.tensor([2], device=dev).pow_(-1),
+    "pow_int_negative_float_ok": lambda T, dev: _out(T.tensor([2, 4], device=dev) ** -1.0),
+    "pow_int_zero_exponent": lambda T, dev: _out(T.tensor([0, 3], device=dev) ** 0),
+    "pow_bool_false": lambda T, dev: _out(T.tensor([True, False], device=dev) ** False),
+    "pow_bool_true": lambda T, dev: _out(T.tensor([True, False], device=dev) ** True),
+    "pow_bool_int": lambda T, dev: _out(T.tensor([True, False], device=dev) ** 2),
+    "pow_bool_bool_tensor": lambda T, dev: T.tensor([True], device=dev) ** T.tensor([False],
+                                                                                    device=dev),
+    # in-place results that do not fit
+    "inplace_int_add_float": lambda T, dev: T.tensor([1, 2], device=dev).add_(1.5),
+    "inplace_int_true_div": lambda T, dev: T.tensor([4, 2], device=dev).div_(2),
+    "inplace_int_mul_float_tensor": lambda T, dev: T.tensor([1, 2], device=dev).mul_(
+        T.tensor([0.5, 1.0], device=dev)),
+    "inplace_bool_add_int": lambda T, dev: T.tensor([True], device=dev).add_(1),
+    "inplace_broadcast_grows": lambda T, dev: T.ones(3, device=dev).add_(T.ones((2, 3),
+                                                                                device=dev)),
+    "inplace_uint8_wraps": lambda T, dev: _out(
+        T.tensor([250], dtype=T.uint8, device=dev).add_(10)),
+    # bad operands
+    "add_int_float_alpha": lambda T, dev: T.add(T.tensor([1], device=dev), 1, alpha=0.5),
+    "sub_int_float_alpha": lambda T, dev: T.sub(T.tensor([1], device=dev), 1, alpha=0.5),
+    "add_int_float_other_float_alpha": lambda T, dev: _out(
+        T.add(T.tensor([1], device=dev), 1.0, alpha=0.5)),
+    "add_float_bool_alpha": lambda T, dev: T.add(T.tensor([1.0], device=dev), 1, alpha=True),
+    "add_bool_bool_alpha": lambda T, dev: _out(
+        T.add(T.tensor([True], device=dev), True, alpha=True)),
+    "add_bool_int_alpha": lambda T, dev: _out(T.add(T.tensor([True], device=dev), True, alpha=2)),
+    "sub_bool": lambda T, dev: T.tensor([True], device=dev) - T.tensor([False], device=dev),
+    "neg_bool": lambda T, dev: -T.tensor([True], device=dev),
+    "rsub_bool_scalar": lambda T, dev: 1 - T.tensor([True], device=dev),
+    "maximum_scalar": lambda T, dev: T.maximum(T.tensor([1.0], device=dev), 2.0),
+    "clamp_no_bounds": lambda T, dev: T.clamp(T.tensor([1.0], device=dev)),
+    "broadcast_mismatch": lambda T, dev: T.ones(3, device=dev) * T.ones(4, device=dev),
+    "broadcast_mismatch_floordiv": lambda T, dev: T.ones(3, device=dev) // T.ones((2, 4),
+                                                                                  device=dev),
+    "mean_int": lambda T, dev: T.tensor([1, 2], device=dev).mean(),
+    "uint8_scalar_wraps": lambda T, dev: _out(T.tensor([3], dtype=T.uint8, device=dev) + -5),
+    "int8_floordiv_min_by_minus_one": lambda T, dev: _out(
+        T.tensor([-128], dtype=T.int8, device=dev) // -1),
+})
+
+
+def _grads(fn: Callable[[Any, Any, Any], Any]) -> Case:
+    """``fn(T, x, y)`` on two float leaves; returns the output and both gradients."""
+
+    def case(T: Any, dev: str) -> Any:
+        x = T.tensor([1.5, -2.5, 0.5, float("nan")], requires_grad=True, device=dev)
+        y = T.tensor([0.7, 0.6, 0.5, 1.0], requires_grad=True, device=dev)
+        out = fn(T, x, y)
+        out.sum().backward()
+        return out, x.grad, y.grad
+
+    return case
+
+
+CASES.update({
+    # gradients of the rounding divisions: remainder has one, div(rounding_mode) gives 0,
+    # floor_divide and a scalar % tensor record a node that refuses
+    "grad_remainder_scalar": lambda T, dev: _grads(lambda T, x, y: x % 2.0 + y)(T, dev),
+    "grad_remainder_tensor": _grads(lambda T, x, y: T.remainder(x, y)),
+    "grad_remainder_inplace": _grads(lambda T, x, y: (x * 1).remainder_(y)),
+    "grad_div_floor": _grads(lambda T, x, y: T.div(x, y, rounding_mode="floor")),
+    "grad_div_trunc_scalar": _grads(lambda T, x, y: x.div(0.5, rounding_mode="trunc") + y),
+    "grad_floor_divide_refused": _grads(lambda T, x, y: x // y),
+    "grad_rremainder_refused": _grads(lambda T, x, y: 2.0 % y + x),
+    "grad_fn_floor_divide": lambda T, dev: (T.tensor([1.5], requires_grad=True, device=dev) // 2)
+    .grad_fn.name(),
+    "grad_fn_remainder": lambda T, dev: T.remainder(T.tensor([1.5], requires_grad=True, device=dev),
+                                                    T.tensor([1.0], device=dev)).grad_fn.name(),
+    # maximum/minimum: ties share, a NaN passes the gradient to both inputs
+    "grad_maximum_nan_and_ties": _grads(lambda T, x, y: T.maximum(x, y.where(y != 0.5, x))),
+    "grad_minimum_nan_and_ties": _grads(lambda T, x, y: T.minimum(x, y.where(y != 0.5, x))),
+    # bitwise operators on integers are bitwise (not logical), in place where Python says so
+    "bitwise_and_ints": lambda T, dev: _out(T.tensor([6, 5], device=dev) & T.tensor([3, 3],
+                                                                                 device=dev)),
+    "bitwise_or_scalar": lambda T, dev: _out(T.tensor([6], dtype=T.uint8, device=dev) | 9),
+    "bitwise_xor_bool_int": lambda T, dev: _out(T.tensor([True], device=dev) ^ T.tensor([3],
+                                                                                      device=dev)),
+    "bitwise_rand": lambda T, dev: _out(3 & T.tensor([6, 1], device=dev)),
+    "bitwise_and_bools": lambda T, dev: _out(T.tensor([True, False], device=dev) & True),
+    "bitwise_iand_in_place": lambda T, dev: _iop(T, dev, "__iand__", 3),
+    "bitwise_ixor_in_place": lambda T, dev: _iop(T, dev, "__ixor__", 5),
+    "ipow_in_place": lambda T, dev: _iop(T, dev, "__ipow__", 2),
+    "ifloordiv_in_place": lambda T, dev: _iop(T, dev, "__ifloordiv__", 4),
+    "imod_in_place": lambda T, dev: _iop(T, dev, "__imod__", 4),
+    # reductions of empty tensors over non-empty dims run; over empty dims they refuse
+    "amax_empty_over_nonempty_dim": lambda T, dev: _out(T.zeros((0, 1), device=dev).amax(1)),
+    "amin_empty_over_empty_dim": lambda T, dev: T.zeros((0, 1), device=dev).amin((0, 1)),
+    "amax_empty_all": lambda T, dev: T.zeros((0, 1), device=dev).amax(),
+    # an in-place op on var's output is legal (VarBackward0 saves no output); on std's it is not
+    "var_output_in_place": lambda T, dev: _reduce_inplace(T, dev, "var"),
+    "std_output_in_place": lambda T, dev: _reduce_inplace(T, dev, "std"),
+    # clone lays out an expanded tensor densely, so reshape(-1) of it is a view
+    "clone_of_expand_reshape_writes": lambda T, dev: _clone_write(T, dev),
+    # floor: a zero gradient (FloorBackward0), integers unchanged
+    "grad_floor": _grads(lambda T, x, y: T.floor(x * y)),
+    "floor_int": lambda T, dev: _out(T.floor(T.tensor([3, -2], device=dev))),
+    "floor_method": lambda T, dev: _out(T.tensor([1.5, -0.5], device=dev).floor()),
+    "mT_of_0d": lambda T, dev: T.tensor(2.0, device=dev).mT,
+    "mH_of_1d": lambda T, dev: T.tensor([2.0], device=dev).mH,
+})
+
+
+def _iop(T: Any, dev: str, op: str, other: Any) -> Any:
+    """``x op= other`` through an alias: the original tensor changes, as in PyTorch."""
+    x = T.tensor([6, 7], device=dev)
+    y = x
+    getattr(y, op)(other)
+    return x
+
+
+def _reduce_inplace(T: Any, dev: str, name: str) -> Any:
+    x = T.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True, device=dev)
+    y = getattr(x, name)(1)
+    y.mul_(2)
+    y.sum().backward()
+    return x.grad
+
+
+def _clone_write(T: Any, dev: str) -> Any:
+    y = T.tensor([[1.0, 2.0]], device=dev).expand(2, 1, 2).clone()
+    y.reshape(-1)[::2].sub_(5)
+    return y
+
+
+test_misuse = catalogue_test(CASES)
