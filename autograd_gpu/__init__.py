@@ -25,8 +25,8 @@ from .memory import (
     max_memory_allocated, memory_allocated, memory_stats, memory_summary, reset_peak_memory_stats,
 )
 from .functions import (
-    abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bitwise_and, bitwise_or,
-    bitwise_xor, bmm, broadcast_shapes, cat,
+    abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, bitwise_and, bitwise_not,
+    bitwise_or, bitwise_xor, bmm, broadcast_shapes, cat,
     chunk, clamp, clip, clone, concat, concatenate, cos, div, divide, dot, eq, equal, exp, expm1,
     flatten, floor, floor_divide, gather, ge, gt, index_select, isclose, isfinite, isinf, isnan, le, log,
     log1p, log_softmax, movedim, moveaxis, narrow, select, logical_and, logical_not, logical_or, logical_xor, logsumexp, lt,

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from . import dtypes
 from .autograd.node import user_stacklevel
 from .device import CPU, as_device, device
-from .tensor import Tensor
+from .tensor import _WARNED_ONCE, Tensor
 
 __all__ = ["arange", "as_tensor", "asarray", "empty", "empty_like", "eye", "from_dlpack",
            "from_numpy", "full", "full_like", "linspace", "ones", "ones_like", "tensor", "zeros",
@@ -195,7 +195,9 @@ def _from_data(data: Any, dt: dtypes.dtype, dev: device) -> Any:
     else:
         flat.append(_scalar(data, dt))
     be = dev.backend
-    with be.errstate(over="ignore"):  # NOTE: float16 overflow gives inf, as in PyTorch
+    # NOTE: float16 overflow gives inf, as in PyTorch. The list is converted on the host (CuPy
+    # too goes through NumPy), so the error state silenced is NumPy's, whatever the device.
+    with CPU.backend.errstate(over="ignore"):
         arr = be.asarray(flat, dtype=dt.name)
     return arr.reshape(tuple(sizes))
 
@@ -225,7 +227,8 @@ def tensor(data: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
         dt = dtype or array_dtype(data)
         if hasattr(data, "__cuda_array_interface__") and dev.type == "cpu":
             data = data.get()  # NOTE: a CuPy array copies to host first
-        arr = dev.backend.asarray(data).astype(dt.name, copy=True)
+        with CPU.backend.errstate(all="ignore"):  # NOTE: casts give inf silently, as PyTorch
+            arr = dev.backend.asarray(data).astype(dt.name, copy=True)
         return finish(arr, dev, requires_grad)
     dt = dtype or _infer(data)
     return finish(_from_data(data, dt, dev), dev, requires_grad)
@@ -246,7 +249,8 @@ def _copy(t: Tensor, dtype: dtypes.dtype | None, device: Any, requires_grad: boo
     dev = as_device(device) if device is not None else t._device
     src = t.detach().to(dev)
     dt = dtype or src.dtype
-    return finish(src._data.astype(dt.name, copy=True), dev, requires_grad)
+    with CPU.backend.errstate(all="ignore"):  # NOTE: casts give inf silently, as PyTorch
+        return finish(src._data.astype(dt.name, copy=True), dev, requires_grad)
 
 
 def _warn_copy_construct(api: str) -> None:
@@ -269,11 +273,65 @@ def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) 
         dt = array_dtype(data)
         if dtype is None or dtype is dt:
             return Tensor._make(data, CPU)
-        return Tensor._make(data.astype(dtype.name), CPU)
+        with CPU.backend.errstate(all="ignore"):  # NOTE: casts give inf silently, as PyTorch
+            return Tensor._make(data.astype(dtype.name), CPU)
     return tensor(data, dtype=dtype, device=dev)
 
 
-asarray = as_tensor
+_UNSET: Any = object()  # asarray's requires_grad when the caller gives none
+
+
+def asarray(obj: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
+            copy: bool | None = None, requires_grad: bool = _UNSET) -> Tensor:
+    """``obj`` as a tensor, sharing memory when nothing changes (``as_tensor``'s rules), as
+    PyTorch 2.13's ``torch.asarray``.
+
+    ``copy=True`` always copies (a tensor through ``clone``), ``copy=False`` refuses to copy.
+    Without ``requires_grad`` a tensor keeps its own, and its graph: converting or copying one
+    that requires grad records ToCopyBackward0 or CloneBackward0, and PyTorch's warning about
+    the new default is given (once per process). An explicit ``requires_grad`` is set on the
+    result, which for an unchanged leaf tensor is ``obj`` itself (as PyTorch); an unchanged
+    non-leaf becomes ``obj.detach()`` for ``requires_grad=False``.
+
+    Example:
+        >>> asarray([1, 2], dtype=float64)
+        tensor([1., 2.], dtype=torch.float64)
+    """
+    dtypes.check_dtype("asarray", dtype)
+    if not isinstance(obj, Tensor):
+        out = tensor(obj, dtype=dtype, device=device) if copy else \
+            as_tensor(obj, dtype=dtype, device=device)
+        return _require_grad(out) if requires_grad is not _UNSET and requires_grad else out
+    if requires_grad is _UNSET:
+        requires_grad = obj.requires_grad
+        if requires_grad and "asarray" not in _WARNED_ONCE:
+            _WARNED_ONCE.add("asarray")  # NOTE: PyTorch's TORCH_WARN_ONCE: once per process
+            warnings.warn(
+                "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad "
+                "instead of False. Pass requires_grad=False explicitly to get the old behavior "
+                "and silence this warning.", UserWarning, stacklevel=user_stacklevel())
+    dt = dtype or obj.dtype
+    dev = as_device(device) if device is not None else obj._device
+    if copy is False and dt is not obj.dtype:
+        raise ValueError(f"can't alias tensor with dtype '{dtypes.scalar_type_name(obj.dtype)}' "
+                         f"into dtype '{dtypes.scalar_type_name(dt)}'.")
+    if copy is False and dev is not obj._device:
+        raise ValueError(f"can't alias tensor from device '{obj._device}' to '{dev}'.")
+    out = obj.to(device=dev, dtype=dt)
+    if copy and out is obj:
+        out = obj.clone()
+    if out.requires_grad == requires_grad:
+        return out
+    if requires_grad:
+        return _require_grad(out)
+    return out.requires_grad_(False) if out.is_leaf else out.detach()
+
+
+def _require_grad(t: Tensor) -> Tensor:
+    if not t.dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return t.requires_grad_(True)
 
 
 def from_numpy(ndarray: Any) -> Tensor:

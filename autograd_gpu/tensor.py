@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numbers as _numbers
 import weakref
 from builtins import bool as _bool
 from builtins import float as _float
@@ -570,53 +571,56 @@ class Tensor:
         return acc
 
     # ---- operators (delegates) --------------------------------------------------------------
+    # NOTE: an operand that is neither a tensor nor a number returns NotImplemented, so that
+    # Python raises its own "unsupported operand type(s) for +: 'Tensor' and 'str'", as PyTorch.
     def __add__(self, other: Any) -> Tensor:
-        return F.add(self, other)
+        return F.add(self, other) if _operand(other) else NotImplemented
 
     def __radd__(self, other: Any) -> Tensor:
-        return F.add(self, other)
+        return F.add(self, other) if _operand(other) else NotImplemented
 
     def __sub__(self, other: Any) -> Tensor:
-        return F.sub(self, other)
+        return F.sub(self, other) if _operand(other) else NotImplemented
 
     def __rsub__(self, other: Any) -> Tensor:
-        return F.rsub(self, other)
+        return F.rsub(self, other) if _operand(other) else NotImplemented
 
     def __mul__(self, other: Any) -> Tensor:
-        return F.mul(self, other)
+        return F.mul(self, other) if _operand(other) else NotImplemented
 
     def __rmul__(self, other: Any) -> Tensor:
-        return F.mul(self, other)
+        return F.mul(self, other) if _operand(other) else NotImplemented
 
     def __truediv__(self, other: Any) -> Tensor:
-        return F.div(self, other)
+        return F.div(self, other) if _operand(other) else NotImplemented
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return F.rdiv(self, other)
+        return F.rdiv(self, other) if _operand(other) else NotImplemented
 
     def __floordiv__(self, other: Any) -> Tensor:
-        return F.floor_divide(self, other)
+        return F.floor_divide(self, other) if _operand(other) else NotImplemented
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return F.floor_divide(other, self)
+        return F.floor_divide(other, self) if _operand(other) else NotImplemented
 
     def __mod__(self, other: Any) -> Tensor:
-        return F.remainder(self, other)
+        return F.remainder(self, other) if _operand(other) else NotImplemented
 
     def __rmod__(self, other: Any) -> Tensor:
-        return F.remainder(other, self)
+        return F.remainder(other, self) if _operand(other) else NotImplemented
 
     def __pow__(self, other: Any) -> Tensor:
-        return F.pow(self, other)
+        return F.pow(self, other) if _operand(other) else NotImplemented
 
     def __rpow__(self, other: Any) -> Tensor:
-        return F.rpow(self, other)
+        return F.rpow(self, other) if _operand(other) else NotImplemented
 
     def __matmul__(self, other: Any) -> Tensor:
-        return F.matmul(self, other)
+        # NOTE: a non-tensor gives Python's "unsupported operand type(s) for @", as PyTorch.
+        return F.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return F.matmul(other, self)
+        return F.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 
     def __neg__(self) -> Tensor:
         return F.neg(self)
@@ -628,7 +632,7 @@ class Tensor:
         return F.abs(self)
 
     def __invert__(self) -> Tensor:
-        return F.logical_not(self) if self.dtype is dtypes.bool else F.bitwise_not(self)
+        return F.invert(self)
 
     def __and__(self, other: Any) -> Tensor:
         return F.bitwise_and(self, other)
@@ -724,6 +728,9 @@ class Tensor:
     def bitwise_xor(self, other: Any) -> Tensor:
         return F.bitwise_xor(self, other)
 
+    def bitwise_not(self) -> Tensor:
+        return F.bitwise_not(self)
+
     def remainder(self, other: Any) -> Tensor:
         return F.remainder(self, other)
 
@@ -811,10 +818,10 @@ class Tensor:
         return F.minimum(self, other)
 
     def where(self, condition: Any, other: Any) -> Tensor:
-        return F.where(condition, self, other)
+        return F.where(condition, self, other, _method=True)
 
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
-        return F.masked_fill(self, mask, value)
+        return F.masked_fill(self, mask, value, _method=True)
 
     def eq(self, other: Any) -> Tensor:
         return F.eq(self, other)
@@ -971,10 +978,10 @@ class Tensor:
         return F.unbind(self, dim)
 
     def index_select(self, dim: _int, index: Tensor) -> Tensor:
-        return F.index_select(self, dim, index)
+        return F.index_select(self, dim, index, _method=True)
 
     def gather(self, dim: _int, index: Tensor) -> Tensor:
-        return F.gather(self, dim, index)
+        return F.gather(self, dim, index, _method=True)
 
     def nonzero(self, *, as_tuple: _bool = False) -> Any:
         return F.nonzero(self, as_tuple=as_tuple)
@@ -1014,6 +1021,9 @@ class Tensor:
 
     def bitwise_xor_(self, other: Any) -> Tensor:
         return F.bitwise_xor_(self, other)
+
+    def bitwise_not_(self) -> Tensor:
+        return F.bitwise_not_(self)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         return F.clamp_(self, min, max)
@@ -1066,6 +1076,12 @@ _NON_LEAF_GRAD = (
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
 _node.Tensor_ = Tensor
+
+
+def _operand(x: Any) -> _bool:
+    """Whether a binary operator takes ``x``: a tensor, a real number, or an array."""
+    return isinstance(x, (Tensor, _int, _float, _numbers.Real)) or hasattr(x, "__array__")
+
 
 from . import functions as F  # noqa: E402  (functions/ builds on Tensor)
 from . import creation as _C  # noqa: E402  (the factories build on Tensor)

@@ -28,14 +28,14 @@ enum BinaryOp {
 #define AGPU_2_OVER_SQRT_PI 1.1283791670955126
 #define AGPU_GELU_C 0.044715
 
-// NOTE: sign keeps NaN (as NumPy); relu keeps NaN (as torch.relu, x < 0 is false for NaN).
+// NOTE: as PyTorch: sign(NaN) and sign(-0.0) are +0; relu keeps NaN and -0.0 (x < 0 is false).
 template <typename A>
 __device__ __forceinline__ A unary_apply(int op, A x, A p) {
     const A zero = A(0), one = A(1), half = A(0.5);
     switch (op) {
         case U_NEG: return -x;
         case U_ABS: return m_fabs(x);
-        case U_SIGN: return x > zero ? one : (x < zero ? -one : x);
+        case U_SIGN: return x > zero ? one : (x < zero ? -one : zero);
         case U_EXP: return m_exp(x);
         case U_LOG: return m_log(x);
         case U_LOG1P: return m_log1p(x);
@@ -63,7 +63,8 @@ __device__ __forceinline__ A unary_apply(int op, A x, A p) {
 }
 
 // grad_x from the saved value s (x or out, as UNARY_BACKWARD_OPS says) and the incoming grad g.
-// NOTE: relu's gradient at 0 is 0 (out > 0), as torch; sign and floor have gradient 0.
+// NOTE: as PyTorch's threshold_backward, relu's gradient is 0 where out <= 0 (so at 0) and passes
+// at NaN; elu's is grad (not alpha * grad) at NaN (x <= 0 is false); sign and floor give 0.
 template <typename A>
 __device__ __forceinline__ A unary_grad(int op, A s, A g, A p) {
     const A zero = A(0), one = A(1), half = A(0.5);
@@ -81,7 +82,7 @@ __device__ __forceinline__ A unary_grad(int op, A s, A g, A p) {
         case U_COS: return -g * m_sin(s);                  // s = x
         case U_TANH: return g * (one - s * s);             // s = out
         case U_SIGMOID: return g * s * (one - s);          // s = out
-        case U_RELU: return s > zero ? g : zero;           // s = out
+        case U_RELU: return s <= zero ? zero : g;          // s = out
         case U_SILU: {                                     // s = x
             const A sg = one / (one + m_exp(-s));
             return g * sg * (one + s * (one - sg));
@@ -98,7 +99,7 @@ __device__ __forceinline__ A unary_grad(int op, A s, A g, A p) {
         }
         case U_ERF: return g * A(AGPU_2_OVER_SQRT_PI) * m_exp(-s * s);  // s = x
         case U_LEAKY_RELU: return s > zero ? g : g * p;    // s = x
-        case U_ELU: return s > zero ? g : g * p * m_exp(s);  // s = x
+        case U_ELU: return s <= zero ? g * p * m_exp(s) : g;  // s = x
         default: return zero;                              // sign, floor
     }
 }

@@ -7,7 +7,8 @@
 // column to one thread. cross_entropy_* read logits (N, C), int64 target (N,); the backward is a
 // 1-D grid-stride loop over N * C. Any grid size is correct.
 // Numerics: a running (max, sum of exp(x - max)) pair per thread, merged across the group, so a
-// row is read twice (once to reduce, once to write). A row of -inf gives NaN, as torch.
+// row is read twice (once to reduce, once to write). A row of -inf, or holding +inf or NaN,
+// gives NaN, as torch.
 // Instantiated through RawModule name_expressions, e.g. "softmax_rows<float>".
 #include "common.cuh"
 
@@ -15,7 +16,9 @@
 template <typename A>
 __device__ __forceinline__ void online_add(A& m, A& s, A x) {
     if (x > m) {
-        s = s * m_exp(m - x) + A(1);
+        // NOTE: a +inf max makes its own term exp(inf - inf) = NaN, so the row is NaN, as torch
+        // (which subtracts the max and sums).
+        s = s * m_exp(m - x) + (x == inf_of<A>() ? nan_of<A>() : A(1));
         m = x;
     } else if (x != -inf_of<A>()) {  // NOTE: -inf adds 0; exp(-inf - -inf) would be NaN
         s += m_exp(x - m);           // a NaN x lands here and makes s NaN

@@ -483,3 +483,43 @@ def test_large_nested_lists_round_trip() -> None:
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
     mixed = [[1, 2.5, True]] * 50
     np.testing.assert_array_equal(ag.tensor(mixed).numpy(), torch.tensor(mixed).numpy())
+
+
+ASARRAY_WARNING = ("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad "
+                   "instead of False. Pass requires_grad=False explicitly to get the old behavior "
+                   "and silence this warning.")
+
+
+def test_asarray_of_a_tensor_that_requires_grad_warns_once_and_keeps_its_graph(
+        device: str) -> None:
+    # NOTE: PyTorch 2.13 warns once per process (TORCH_WARN_ONCE); the flag is reset to see it.
+    import sys
+    import warnings
+
+    sys.modules["autograd_gpu.tensor"]._WARNED_ONCE.discard("asarray")
+    t = ag.tensor([1.0, 2.0], device=device, requires_grad=True)
+    with pytest.warns(UserWarning) as record:
+        same_t = ag.asarray(t)
+    assert [str(w.message) for w in record] == [ASARRAY_WARNING]
+    assert same_t is t and t.requires_grad
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r64 = ag.asarray(t, dtype=ag.float64)  # once per process: silent now
+        copied = ag.asarray(t, copy=True)
+        ag.asarray(t, requires_grad=False)  # given explicitly: never warns
+    assert r64.grad_fn.name() == "ToCopyBackward0" and copied.grad_fn.name() == "CloneBackward0"
+    assert not t.requires_grad  # as PyTorch: requires_grad_(False) on the same leaf
+    t.requires_grad_(True)
+    (r64.sum() * 2 + copied.sum()).backward()
+    assert t.grad.tolist() == [3.0, 3.0]
+
+
+def test_asarray_of_a_tensor_without_grad_and_of_data_never_warns(device: str) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = ag.ones(2, device=device)
+        assert ag.asarray(x) is x and not ag.asarray(x).requires_grad
+        assert not ag.asarray([1.0, 2.0], device=device).requires_grad
+        assert ag.asarray(np.ones(2), requires_grad=True).requires_grad

@@ -18,6 +18,7 @@ from autograd_gpu.profiler import (
     GraphLeakWarning, LeakDetector, MemoryProfile, detect_graph_leaks, profile_memory,
     savings_report,
 )
+from tests._gc import gc_paused
 
 BATCH = 64
 
@@ -34,7 +35,8 @@ def mlp(device: str) -> Any:
 def profiled_step(device: str, loss: bool = False) -> tuple[Any, MemoryProfile]:
     model = mlp(device)
     x = ag.randn(BATCH, 784, device=device)
-    with profile_memory(model) as prof:
+    # NOTE: a collection mid-profile would free other tests' buffers and move the baseline.
+    with gc_paused(), profile_memory(model) as prof:
         out = model(x)
         if loss:
             out = nn.functional.cross_entropy(out, ag.randint(0, 10, (BATCH,), device=device))
@@ -229,7 +231,8 @@ def test_checkpointed_forward_saves_no_activations(device: str) -> None:
 
     model = mlp(device)
     x = ag.randn(BATCH, 784, device=device)
-    with profile_memory(model) as prof:
+    # NOTE: a collection mid-profile would free other tests' buffers and move the baseline.
+    with gc_paused(), profile_memory(model) as prof:
         checkpoint(model, x, use_reentrant=False).sum().backward()
     assert prof.total_bytes == 0
     assert [r.kind for r in prof.saved] == ["input"]

@@ -70,28 +70,37 @@ class AccumulateGrad(Node):
                     lock = counter.lock = threading.RLock()
         lock.acquire()
         try:
-            old = var._grad
-            if old is None:
-                if create_graph:
-                    # NOTE: a copy that records CopyBackwards, as PyTorch's: the graph's tensor
-                    # may be a view or be reused, and zero_grad() must be able to detach_() it.
-                    new = node.Tensor_._make(backend.empty(grad.shape, grad._data.dtype), var._device)
-                    var._grad = new.copy_(grad)
-                elif owned and grad._grad_fn is None and backend.owns_writable(grad._data):
-                    var._grad = grad  # NOTE: made by this backward, held by nobody else: taken
-                else:
-                    var._grad = node.Tensor_._make(backend.copy(grad._data), var._device)
-            elif create_graph or old._requires_grad or grad._requires_grad:
-                var._grad = old + grad
-            elif backend.owns_writable(old._data) and old.shape == grad.shape:
-                backend.add(old._data, grad._data, out=old._data)
-            else:
-                var._grad = node.Tensor_._make(backend.add(old._data, grad._data), var._device)
+            token = backend.quiet_fp()  # NOTE: inf + -inf is nan, silently (see Node.apply)
+            try:
+                self._add_to_grad(grad, owned, create_graph)
+            finally:
+                backend.restore_fp(token)
             if var._post_acc_hooks:
                 for hook in tuple(var._post_acc_hooks.values()):
                     hook_checks.check_post_accumulate(hook(var))
         finally:
             lock.release()
+
+    def _add_to_grad(self, grad: Any, owned: bool, create_graph: bool) -> None:
+        """``.grad += grad`` (the caller holds the leaf's lock)."""
+        var, backend = self.variable, self.backend
+        old = var._grad
+        if old is None:
+            if create_graph:
+                # NOTE: a copy that records CopyBackwards, as PyTorch's: the graph's tensor
+                # may be a view or be reused, and zero_grad() must be able to detach_() it.
+                new = node.Tensor_._make(backend.empty(grad.shape, grad._data.dtype), var._device)
+                var._grad = new.copy_(grad)
+            elif owned and grad._grad_fn is None and backend.owns_writable(grad._data):
+                var._grad = grad  # NOTE: made by this backward, held by nobody else: taken
+            else:
+                var._grad = node.Tensor_._make(backend.copy(grad._data), var._device)
+        elif create_graph or old._requires_grad or grad._requires_grad:
+            var._grad = old + grad
+        elif backend.owns_writable(old._data) and old.shape == grad.shape:
+            backend.add(old._data, grad._data, out=old._data)
+        else:
+            var._grad = node.Tensor_._make(backend.add(old._data, grad._data), var._device)
 
 
 _LOCK_CREATION = threading.Lock()

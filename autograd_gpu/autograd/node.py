@@ -153,7 +153,6 @@ class Node:
     is_view = False  # outputs share the first input's storage and version counter
     raw_ok = False  # backward also runs on bare arrays (see _call_raw)
     _is_accumulator = False
-    raw_quiet = False  # ... with floating-point warnings off (poles give inf/nan silently)
 
     @property
     def _raw(self) -> bool:
@@ -381,6 +380,22 @@ class Node:
                 t._version_counter = None
                 saved[i] = (_INPUT, t, t._counter().value)
 
+    def _saved_output_is(self, data: Any, t: Any) -> None:
+        """An in-place op wrote this node's output ``data`` into ``t``: a saved copy of that
+        output is ``t`` now, at its current version.
+
+        NOTE: as in PyTorch, where the in-place op's output *is* ``t``: a later in-place write
+        to ``t`` (or a view of it) makes backward refuse instead of reading stale values.
+        """
+        saved = self._saved
+        if not saved:
+            return
+        for i, entry in enumerate(saved):
+            if entry is not None and entry[0] == _OUTPUT and entry[1][0] is data:
+                _, output_nr, _, rg = entry[1]
+                counter = t._counter()
+                saved[i] = (_OUTPUT, (t._data, output_nr, counter, rg), counter.value)
+
     def _device(self) -> Any:
         return self.backend_device
 
@@ -389,9 +404,14 @@ class Node:
         return Tensor_._make(array, self.backend_device)
 
     def _call_backward(self, grads: list[Any]) -> tuple[Any, ...]:
-        if self.raw_ok and not STATE.grad_enabled and not STATE.batched_grads:
-            return self._call_raw(grads)
-        return self.backward(*grads)
+        backend = self.backend
+        token = backend.quiet_fp()  # NOTE: silent on inf/nan, as PyTorch (see Node.apply)
+        try:
+            if self.raw_ok and not STATE.grad_enabled and not STATE.batched_grads:
+                return self._call_raw(grads)
+            return self.backward(*grads)
+        finally:
+            backend.restore_fp(token)
 
     def _call_raw(self, grads: list[Any]) -> tuple[Any, ...]:
         """Backward on bare arrays: when no graph is recorded (no ``create_graph``), ops whose
@@ -401,15 +421,7 @@ class Node:
         state = RAW
         prev, state.node = state.node, self
         try:
-            if self.raw_quiet:
-                with self.backend.errstate(all="ignore"):
-                    outs = self.backward(*arrays)
-            else:
-                try:
-                    outs = self.backward(*arrays)
-                except RuntimeWarning:  # as in Node.apply: silent on inf/nan, as PyTorch
-                    with self.backend.errstate(all="ignore"):
-                        outs = self.backward(*arrays)
+            outs = self.backward(*arrays)
         except (ValueError, TypeError, IndexError):
             outs = None
         finally:
@@ -492,27 +504,31 @@ class Node:
                     needs = True
             else:
                 append(t)
-        node.backend = dev._backend or dev.backend
+        backend = node.backend = dev._backend or dev.backend
         node.backend_device = dev
         if needs and STATE.grad_enabled:
             node.needs_input_grad = tuple([isinstance(t, T) and t._requires_grad for t in inputs])
         else:
             needs = False
+        # NOTE: NumPy warns on inf/nan arithmetic (inf - inf, 1/0, overflow); PyTorch never
+        # does, so every op computes with floating-point errors silenced (backward too, in
+        # _call_backward). CuPy has no such state.
+        token = backend.quiet_fp()
         try:
             out = node.forward(*arrays)
-        except RuntimeWarning:
-            out = _forward_quietly(node, arrays)
+        finally:
+            backend.restore_fp(token)
         make = T._make
         many = type(out) is tuple
         if not needs:
             if not many:
                 t = make(out, dev)
                 if node.is_view:
-                    _link_views(inputs[0], (t,), cls, params)
+                    _link_views(inputs[0], (t,), cls, params, False)
                 return t
             outs = tuple([make(o, dev) for o in out])
             if node.is_view:
-                _link_views(inputs[0], outs, cls, params)
+                _link_views(inputs[0], outs, cls, params, True)
             return outs
         node.next_functions = tuple([
             (None, 0) if not isinstance(t, T) or not t._requires_grad
@@ -521,6 +537,7 @@ class Node:
             for t in inputs
         ])
         node._seq = next(_seq)
+        node.__class__ = named_type(node)
         if many:
             node._n_outputs = len(out)
             outs = tuple([_wrap_output(o, dev, node, i) for i, o in enumerate(out)])
@@ -531,7 +548,7 @@ class Node:
                 t._requires_grad = True
             outs = (t,)
         if node.is_view:
-            _link_views(inputs[0], outs, cls, params)
+            _link_views(inputs[0], outs, cls, params, many)
         if node._to_save:
             node._pack(inputs, arrays, outs, out if many else (out,))
         if anomaly.STATE.enabled:
@@ -553,33 +570,41 @@ def _apply_across_devices(cls: Any, inputs: tuple[Any, ...], params: dict[str, A
     return cls.apply(*moved, **params)
 
 
-def _forward_quietly(node: Node, arrays: list[Any]) -> Any:
-    """``forward`` again with floating-point warnings off.
-
-    NOTE: only reached when the warnings filter turns NumPy's "invalid value" / "overflow"
-    RuntimeWarnings into errors; PyTorch is silent on inf/nan arithmetic (inf * 0 is nan), so we
-    are too. The normal path pays nothing for this (no errstate per op).
-    """
-    with node.backend.errstate(all="ignore"):
-        return node.forward(*arrays)
-
-
-def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, Any]) -> None:
+def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, Any],
+                many: bool) -> None:
     """Views share their base's version counter and remember how to be re-derived from it
-    (``_view_fn``: the chain of view ops from the base), for in-place ops on views."""
+    (``_view_fn``: the chain of view ops from the base), for in-place ops on views. ``many``:
+    the op returns a tuple of views (split, unbind), even a tuple of one."""
     base = src._base if src._base is not None else src
     counter = src._counter()
     # NOTE: a view made in no_grad mode (or of one) cannot be replayed for autograd: in-place ops
     # on it with grad mode on are refused, as in PyTorch.
     differentiable = STATE.grad_enabled and (src._base is None or src._view_fn is not None)
     chain = src._view_fn or ()
-    many = len(outs) > 1
     for i, o in enumerate(outs):
         o._version_counter = counter
         o._base = base
         if differentiable:
             o._view_fn = chain + ((cls, params, i if many else None),)
             o._view_version = counter.value
+
+
+_NAMED: dict[tuple[type, str | None], type] = {}
+
+
+def named_type(node: Node) -> type:
+    """The class a recorded ``node`` takes on: a subclass of its op class named as PyTorch names
+    the node (a ``Mul`` records as ``MulBackward0``, a copy as ``CopyBackwards``), so that
+    ``type(grad_fn).__name__`` agrees with ``grad_fn.name()``. Made once per (class, name)."""
+    cls = type(node)
+    key = (cls, node.node_name)
+    named = _NAMED.get(key)
+    if named is None:
+        name = node.name().rsplit("::", 1)[-1]  # NOTE: torch::autograd::CopyBackwards
+        named = cls if name == cls.__name__ else \
+            type(name, (cls,), {"__module__": cls.__module__, "__qualname__": name})
+        _NAMED[key] = _NAMED[(named, node.node_name)] = named
+    return named
 
 
 def _wrap_output(data: Any, dev: Any, node: Node, i: int) -> Any:
@@ -617,6 +642,12 @@ def _type_str(t: Any) -> str:
     return f"{prefix}{base[t.dtype.name]}Tensor"
 
 
+def short_name(name: str) -> str:
+    """A node's name as PyTorch's errors write it: ``ExpBackward0`` is ``Exp``, ``EluBackward1``
+    is ``Elu1``."""
+    return name.replace("Backward0", "").replace("Backward", "")
+
+
 def _check_version(t: Any, expected: int) -> None:
     counter = t._counter()
     if counter.value == expected:
@@ -624,9 +655,7 @@ def _check_version(t: Any, expected: int) -> None:
     which = ""
     fn = t.grad_fn
     if fn is not None:
-        short = fn.name()
-        short = short[: short.rfind("Backward")] if "Backward" in short else short
-        which = f", which is output {t._output_nr} of {short},"
+        which = f", which is output {t._output_nr} of {short_name(fn.name())},"
     where = f" The in-place operation that bumped it ran at {counter.where}." if counter.where else ""
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "

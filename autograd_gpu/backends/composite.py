@@ -31,37 +31,141 @@ def key_width(k: Any) -> int:
     return int(k.ndim) if _is_array(k) and k.dtype.kind == "b" else 1
 
 
+def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The shape ``shapes`` broadcast to (they are known to broadcast)."""
+    n = max(len(s) for s in shapes)
+    return tuple(max(s[i - n + len(s)] if i - n + len(s) >= 0 else 1 for s in shapes)
+                 for i in range(n))
+
+
+def iter_order(shape: tuple[int, ...], strides: list[tuple[int, ...]]) -> list[int]:
+    """The order of dimensions, innermost first, in which PyTorch's TensorIterator lays out the
+    output of an op over inputs with ``strides`` (in elements, each input broadcast to
+    ``shape``: 0 along a broadcast dimension). An insertion sort: the first input that tells
+    two dimensions apart puts the one with the smaller stride inside; equal strides put the
+    smaller dimension inside; an input broadcast along either has no say; no say at all keeps
+    the C order."""
+    perm = list(range(len(shape) - 1, -1, -1))
+
+    def outer(d0: int, d1: int) -> int:  # 1: d0 goes outside d1; -1: inside; 0: no say
+        for st in strides:
+            if st[d0] == 0 or st[d1] == 0:
+                continue
+            if st[d0] != st[d1]:
+                return 1 if st[d0] > st[d1] else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, len(perm)):
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = outer(perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    return perm
+
+
+def broadcast_strides(x: Array, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``x``'s strides in elements as an input broadcast to ``shape`` (0 where broadcast)."""
+    lead = len(shape) - x.ndim
+    own = [s // x.itemsize for s in x.strides]
+    return tuple(0 if i < lead or (x.shape[i - lead] == 1 and n != 1) else own[i - lead]
+                 for i, n in enumerate(shape))
+
+
 class Composite:
     """Mixin of fused primitives built from the backend's elementwise and reduction entries."""
 
     # ---- indexing ---------------------------------------------------------------------------
-    def check_index(self: Any, shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
-        """PyTorch's IndexError for an index array with an entry out of range, before indexing:
-        CuPy would wrap the entry around silently and NumPy names the axis. As in PyTorch, the
-        n-th index array (a mask counting one per dimension it covers) is 'dimension n'. Costs
-        one device-to-host copy of each integer array's extremes, only when the key has one."""
+    def check_index(self: Any, shape: tuple[int, ...], key: tuple[Any, ...]) -> bool:
+        """PyTorch's IndexError for index arrays that cannot index ``shape``, before indexing
+        (CuPy would wrap an entry around silently and NumPy names the axis). As in PyTorch:
+
+        - an index array over a dimension of size 0 is refused ("index is out of bounds for
+          dimension with size 0") unless the index arrays broadcast to an empty shape;
+        - entries are checked only when the result is not empty (PyTorch's kernel reads none
+          otherwise: ``zeros(1, 0)[tensor([0, 2])]`` has shape (2, 0)); the n-th index array (a
+          mask counting one per dimension it covers) is 'dimension n'.
+
+        Returns True when the result is empty and ``key`` may hold entries NumPy refuses: the
+        caller must not index with it (``empty_index`` gives the result). Costs one device-to-host
+        copy of each integer array's extremes, only when the key has one (and of the masks'
+        counts when it meets an empty dimension or result)."""
         n_real = sum(key_width(k) for k in key)
         checked: list[tuple[Array, int, int]] = []  # (array, size of its dimension, ordinal)
+        arrays: list[Array] = []
+        over_empty_dim = False
+        kept = 1  # the result's size in the dimensions no index array covers
         dim = ordinal = 0
         for k in key:
             if k is Ellipsis:
-                dim += len(shape) - n_real
-                continue
-            if _is_array(k):
+                n = len(shape) - n_real
+                kept *= math.prod(shape[dim:dim + n])
+                dim += n
+            elif isinstance(k, slice):
+                kept *= len(range(*k.indices(shape[dim])))
+                dim += 1
+            elif _is_array(k):
+                arrays.append(k)
+                over_empty_dim = over_empty_dim or 0 in shape[dim:dim + key_width(k)]
                 if k.dtype.kind in "iu" and k.size and dim < len(shape):
                     checked.append((k, shape[dim], ordinal))
                 ordinal += key_width(k)
-            dim += key_width(k)
+                dim += key_width(k)
+            elif k is not None:  # an integer
+                dim += 1
+        kept *= math.prod(shape[dim:])
+
+        def no_index() -> bool:  # the index arrays broadcast to an empty shape
+            if any(k.dtype.kind != "b" and not k.size for k in arrays):
+                return True
+            masks = [k.any() for k in arrays if k.dtype.kind == "b"]
+            return bool(masks) and not bool(self.to_host(self.stack(masks).all()))
+
+        if over_empty_dim:
+            if not no_index():
+                raise IndexError("index is out of bounds for dimension with size 0")
+            return True
         if not checked:
-            return
+            return False
+        if not kept or no_index():
+            return True
         ends = self.to_host(self.stack([self.stack([k.min(), k.max()]).astype("int64")
                                         for k, _, _ in checked]))
-        for (k, n, ordinal), (lo, hi) in zip(checked, ends.tolist()):
-            if lo < -n or hi >= n:
-                flat = k.reshape(-1)
-                first = int(((flat < -n) | (flat >= n)).argmax())
-                raise IndexError(f"index {int(flat[first])} is out of bounds for dimension "
-                                 f"{ordinal} with size {n}")
+        if all(-n <= lo and hi < n for (_, n, _), (lo, hi) in zip(checked, ends.tolist())):
+            return False
+        # NOTE: PyTorch reports the first entry read: at the first position (C order) of the
+        # broadcast index shape where an array is out of range, the first such array.
+        shape_b = _broadcast([k.shape for k, _, _ in checked])
+        flat = [self.broadcast_to(k, shape_b).reshape(-1) for k, _, _ in checked]
+        bad = self.stack([(f < -n) | (f >= n) for f, (_, n, _) in zip(flat, checked)])
+        pos = int(bad.any(axis=0).argmax())
+        j = int(bad[:, pos].argmax())
+        raise IndexError(f"index {int(flat[j][pos])} is out of bounds for dimension "
+                         f"{checked[j][2]} with size {checked[j][1]}")
+
+    def empty_index(self: Any, shape: tuple[int, ...], key: tuple[Any, ...], dtype: Any) -> Array:
+        """Zeros of the shape ``x[key]`` has (``x`` of ``shape``), for a key whose result
+        ``check_index`` found empty: the integer arrays are read as 0 on a zero-strided stand-in
+        for ``x`` (at least 1 long where they index), so no entry can be out of range."""
+        n_real = sum(key_width(k) for k in key)
+        stand_in = list(shape)
+        safe: list[Any] = []
+        dim = 0
+        for k in key:
+            if k is Ellipsis:
+                dim += len(shape) - n_real
+            elif _is_array(k) and k.dtype.kind in "iu":
+                stand_in[dim] = max(stand_in[dim], 1)
+                k = self.zeros(k.shape, k.dtype)
+            safe.append(k)
+            dim += key_width(k)
+        out = self.broadcast_to(self.zeros((), dtype), tuple(stand_in))[tuple(safe)]
+        return self.zeros(out.shape, dtype)
 
     def out_of_range(self: Any, index: Array, lo: int, hi: int) -> int | None:
         """The first entry of the integer array ``index`` (in C order) outside ``[lo, hi)``, or
@@ -109,19 +213,76 @@ class Composite:
             return
         self.index_add(out, self.along_axis_key(index, axis), src)
 
+    def torch_order(self: Any, out: Array, inputs: tuple[Any, ...]) -> list[int]:
+        """``iter_order`` for an elementwise op's output ``out`` over ``inputs`` (arrays that
+        broadcast to it; anything else has no say)."""
+        return iter_order(out.shape, [broadcast_strides(a, out.shape) for a in inputs
+                                      if getattr(a, "ndim", 0)])
+
+    def with_order(self: Any, x: Array, order: list[int]) -> Array:
+        """``x`` laid out with its dimensions ``order`` innermost first (``iter_order``):
+        ``x`` itself when it already is, else a copy."""
+        outer = order[::-1]
+        y = self.ascontiguousarray(self.transpose(x, outer))
+        inverse = [0] * len(outer)
+        for i, d in enumerate(outer):
+            inverse[d] = i
+        return self.transpose(y, inverse)
+
+    def index_layout(self: Any, x: Array, key: tuple[Any, ...], out: Array) -> Array:
+        """``out = x[key]`` (``key``: index arrays and full slices) laid out as PyTorch's index
+        kernel lays it out: TensorIterator's order (``iter_order``) over ``x`` restrided to
+        the result (0 along the index dimensions) and the index arrays (0 elsewhere; a mask
+        counts as its nonzero positions, one contiguous array per dimension it covers)."""
+        if out.ndim < 2 or not out.size:
+            return out
+        dims: list[int] = []  # x's dimensions no index array covers
+        arrays: list[tuple[Array, int]] = []  # (array or mask, dimensions it covers)
+        first = last = -1
+        dim = 0
+        for k in key:
+            if _is_array(k):
+                w = key_width(k)
+                first = dim if first < 0 else first
+                last = dim + w
+                arrays.append((k, w))
+                dim += w
+            else:
+                dims.append(dim)
+                dim += 1
+        dims += range(dim, x.ndim)
+        # NOTE: index arrays apart from each other put their dimensions in front (as NumPy).
+        apart = any(first < d < last for d in dims)
+        before = [] if apart else [d for d in dims if d < first]
+        after = [d for d in dims if d not in before]
+        nb = out.ndim - len(dims)  # the index arrays' broadcast dimensions
+        own = [s // x.itemsize for s in x.strides]
+        src = tuple([own[d] for d in before] + [0] * nb + [own[d] for d in after])
+        pad = ([0] * len(before), [0] * len(after))
+        bshape = out.shape[len(before):len(before) + nb]
+        strides = [src]
+        for k, w in arrays:
+            if k.dtype.kind == "b":  # NOTE: nonzero() gives w contiguous 1-d arrays
+                st = (0,) * (nb - 1) + (1,)
+                strides += [tuple(pad[0]) + st + tuple(pad[1])] * w
+            else:
+                strides.append(tuple(pad[0]) + broadcast_strides(k, bshape) + tuple(pad[1]))
+        return self.with_order(out, iter_order(out.shape, strides))
+
     # ---- activations and their backwards (``grad`` is the incoming gradient) ------------------
     def relu(self: Any, x: Array) -> Array:
         return self.maximum(x, 0).astype(x.dtype, copy=False)
 
     def relu_backward(self: Any, out: Array, grad: Array) -> Array:
-        # NOTE: the gradient at x == 0 is 0, as in PyTorch (out > 0 is false there).
-        return self.where(out > 0, grad, 0).astype(grad.dtype, copy=False)
+        # NOTE: 0 where out <= 0 (so at x == 0), grad elsewhere, NaN included, as PyTorch's
+        # threshold_backward.
+        return self.where(out <= 0, 0, grad).astype(grad.dtype, copy=False)
 
     def leaky_relu(self: Any, x: Array, slope: float) -> Array:
         return self.where(x > 0, x, x * slope)
 
     def leaky_relu_backward(self: Any, x: Array, grad: Array, slope: float) -> Array:
-        # NOTE: the slope at x == 0 is negative_slope, as in PyTorch.
+        # NOTE: the slope at x == 0 and at NaN is negative_slope (x > 0 is false), as in PyTorch.
         return self.where(x > 0, grad, grad * slope)
 
     def sigmoid_backward(self: Any, out: Array, grad: Array) -> Array:

@@ -209,10 +209,11 @@ class CupyBackend(Composite):
     true_divide = _binary("div", cp.true_divide)
     floor_divide = staticmethod(cp.floor_divide)
     remainder = staticmethod(cp.remainder)
+    fmod = staticmethod(cp.fmod)
     power = _binary("pow", cp.power)
     negative = _unary("neg", cp.negative)
     abs = _unary("abs", cp.abs)
-    sign = _unary("sign", cp.sign)
+    sign = _unary("sign", lambda x: _nan_sign(cp.sign(x)))
     exp = _unary("exp", cp.exp)
     log = _unary("log", cp.log)
     log1p = _unary("log1p", cp.log1p)
@@ -417,6 +418,14 @@ class CupyBackend(Composite):
     def errstate(**kw: Any) -> Any:
         return _NO_ERRSTATE
 
+    @staticmethod
+    def quiet_fp() -> None:
+        return None
+
+    @staticmethod
+    def restore_fp(token: Any) -> None:
+        return None
+
     # fused primitives: one kernel each (Composite's formulas for other dtypes)
     relu = _fused("relu", lambda x: K.unary("relu", x))
     relu_backward = _fused("relu_backward", lambda out, g: K.unary_backward("relu", out, g), 2)
@@ -454,6 +463,11 @@ class CupyBackend(Composite):
             return K.cross_entropy_backward(logits, target, lse, grad_loss, ignore_index)
         return Composite.cross_entropy_backward(self, logits, target, lse, grad_loss,
                                                 ignore_index)
+
+
+def _nan_sign(out: Array) -> Array:
+    """CuPy's ``sign`` result with NaN made 0, as PyTorch's ``sign`` (the kernel does so too)."""
+    return cp.where(out != out, 0, out) if out.dtype.kind == "f" else out
 
 
 def _keep(out: Array, x: Array, axis: int | None, keepdims: bool) -> Array:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import math
 import os
 import sys
@@ -21,6 +22,26 @@ _MULTIPLY: Any = np.multiply
 _MAXIMUM: Any = np.maximum
 _MINIMUM: Any = np.minimum
 _ERF: Any = np.frompyfunc(math.erf, 1, 1)
+
+
+def _fp_switches() -> tuple[Any, Any]:
+    """``(quiet, restore)``: ``token = quiet()`` silences NumPy's floating-point errors (PyTorch
+    never warns on inf/nan) until ``restore(token)``.
+
+    NOTE: since NumPy 2 the error state is a context variable: setting and resetting it costs a
+    fifth of ``np.errstate``, and every op pays it (``Node.apply``).
+    """
+    try:
+        from numpy._core._ufunc_config import _extobj_contextvar as state  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - NumPy < 2
+        return (staticmethod(lambda: np.seterr(all="ignore")),
+                staticmethod(lambda token: np.seterr(**token)))
+    with np.errstate(all="ignore"):
+        quiet = state.get()
+    return functools.partial(state.set, quiet), state.reset
+
+
+_QUIET_FP, _RESTORE_FP = _fp_switches()
 
 
 class NumpyBackend(Composite):
@@ -75,10 +96,17 @@ class NumpyBackend(Composite):
     true_divide = np.true_divide
     floor_divide = np.floor_divide
     remainder = np.remainder
+    fmod = np.fmod
     power = np.power
     negative = np.negative
     abs = np.abs
-    sign = np.sign
+
+    @staticmethod
+    def sign(x: Array) -> Array:
+        out = np.sign(x)
+        # NOTE: PyTorch's sign(nan) is 0; NumPy's is nan.
+        return np.where(out != out, 0, out) if out.dtype.kind == "f" else out
+
     exp = np.exp
     log = np.log
     log1p = np.log1p
@@ -232,6 +260,9 @@ class NumpyBackend(Composite):
     @staticmethod
     def errstate(**kw: Any) -> Any:
         return np.errstate(**kw)
+
+    quiet_fp: Any = _QUIET_FP  # NOTE: neither binds as a method (see _fp_switches)
+    restore_fp: Any = _RESTORE_FP
 
 
 numpy_backend = NumpyBackend()

@@ -3,7 +3,9 @@ one op (``ops/``). ``Tensor`` methods delegate here (``from . import functions a
 
 The modules, each building on those before it:
 
-- ``arith``: promotion, Python scalars, binary and unary elementwise math.
+- ``arith``: promotion, Python scalars, binary elementwise math; ``unary`` (math, ``relu``,
+  ``clamp``) and ``rounding`` (``//``, ``%``, ``floor``) build on it.
+- ``checks``: argument checks many entry points share (tensor arguments, matmul dtypes).
 - ``compare``: comparisons, logic, ``where``/``masked_fill``, ``nonzero`` (no gradient but
   ``where``).
 - ``reduce``: sums, means, variances, max/min, norms, the softmax family.
@@ -20,15 +22,14 @@ from __future__ import annotations
 
 from ..ops.util import normalize_dim, normalize_dims
 from .arith import (
-    abs, add, as_tensor_like, bitwise_and, bitwise_and_, bitwise_or, bitwise_or_, bitwise_xor,
-    bitwise_xor_, clamp, clip, clone, cos, div, divide, exp, expm1, floor,
-    floor_divide, floor_divide_, log, log1p, maximum, minimum, mul, multiply, neg, negative, pow,
-    rdiv, reciprocal, relu, remainder, remainder_, rounding_inplace, rpow, rsqrt, rsub, sigmoid,
-    sign, sin, sqrt, square, sub, subtract, tanh, true_divide,
+    add, as_tensor_like, bitwise_and, bitwise_and_, bitwise_or, bitwise_or_, bitwise_xor,
+    bitwise_xor_, clone, div, divide, maximum, minimum, mul, multiply, pow, rdiv, rpow, rsub, sub,
+    subtract, true_divide,
 )
 from .compare import (
-    allclose, bitwise_not, eq, equal, ge, gt, isclose, isfinite, isinf, isnan, le, logical_and,
-    logical_not, logical_or, logical_xor, lt, masked_fill, masked_fill_, ne, nonzero, where,
+    allclose, bitwise_not, bitwise_not_, eq, equal, ge, gt, invert, isclose, isfinite, isinf,
+    isnan, le, logical_and, logical_not, logical_or, logical_xor, lt, masked_fill, masked_fill_,
+    ne, nonzero, where,
 )
 from .convert import Storage, to
 from .index import gather, getitem, index_select, setitem
@@ -37,6 +38,11 @@ from .inplace_ops import (
     refresh_view_grad_fn, replay_view, sub_, uniform_, zero_,
 )
 from .linalg import addmm, bmm, dot, matmul, mm, mv
+from .rounding import floor, floor_divide, floor_divide_, remainder, remainder_, rounding_inplace
+from .unary import (
+    abs, clamp, clip, cos, exp, expm1, log, log1p, neg, negative, reciprocal, relu, rsqrt, sigmoid,
+    sign, sin, sqrt, square, tanh,
+)
 from .reduce import (
     all, amax, amin, any, argmax, argmin, log_softmax, logsumexp, max, mean, min, norm, prod,
     softmax, std, sum, sum_to_size, var,

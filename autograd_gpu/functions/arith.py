@@ -1,7 +1,9 @@
 """Arithmetic: PyTorch's type promotion, Python scalars, then one elementwise op.
 
-``_promote`` casts both operands to PyTorch's result dtype (NumPy would choose differently);
-the unary math functions promote integer inputs to the default float dtype first.
+``_promote`` casts both operands to PyTorch's result dtype (NumPy would choose differently).
+The families beside this module build on it: ``unary`` (math and activations, which promote
+integer inputs to the default float dtype first) and ``rounding`` (``//``, ``%``, ``floor``);
+their names also resolve here (``arith.clamp``).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import Any, Callable
 from .. import dtypes
 from ..autograd.node import Node
 from ..ops import elementwise as E
+from ..ops import rounding as R
 from ..tensor import Tensor
-from .shape import _broadcast_shapes
+from .checks import invalid_arguments
 
 
 def _is_scalar(x: Any) -> bool:
@@ -28,6 +31,31 @@ def as_tensor_like(x: Any, like: Tensor) -> Tensor:
     from ..creation import tensor
 
     return tensor(x, device=like._device)
+
+
+def operands(fn: str, a: Any, b: Any, combos: bool = False,
+             two_numbers: bool = True) -> tuple[Any, Any]:
+    """``a`` and ``b`` for the binary ``torch`` function ``fn``, with PyTorch's argument rules:
+    a tensor and a tensor or real number pass; two numbers make ``a`` a 0-d CPU tensor (or,
+    without ``two_numbers``, are refused); anything else raises PyTorch's TypeError for ``fn``:
+    the "invalid combination" one where ``fn`` has several overloads (``combos``), else the one
+    naming the argument."""
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor) or _is_scalar(b):
+            return a, b
+    elif isinstance(b, Tensor):
+        if _is_scalar(a):
+            return a, b
+    elif _is_scalar(a) and _is_scalar(b) and two_numbers:
+        from ..creation import tensor  # late: creation imports the functions
+
+        return tensor(a), b
+    if combos or _is_scalar(a) and _is_scalar(b):
+        raise invalid_arguments(fn, (a, b), {})
+    name, position, bad = ("other", 2, b) if isinstance(a, Tensor) or _is_scalar(a) else \
+        ("input", 1, a)
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                    f"{type(bad).__name__}")
 
 
 def _type_name(d: dtypes.dtype) -> str:
@@ -105,7 +133,9 @@ def _binary(cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     """``input + alpha * other``, broadcasting; Python scalars allowed on either side."""
-    if alpha != 1 or isinstance(alpha, bool):
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = operands("add", input, other)
+    if alpha != 1 or type(alpha) is not int:
         return _with_alpha(E.Add, input, other, alpha)
     return _binary(E.Add, input, other)
 
@@ -116,12 +146,22 @@ def _with_alpha(cls: Any, a: Any, b: Any, alpha: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = _scalar_to_tensor(a, b)
     a, b = _promote(a, b)
-    if isinstance(alpha, bool) and a.dtype is not dtypes.bool:
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if isinstance(alpha, float) and not a.dtype.is_floating_point:
+    check_alpha(a.dtype, alpha)
+    return _binary(cls, a, b, alpha=alpha)
+
+
+def check_alpha(dtype: dtypes.dtype, alpha: Any) -> None:
+    """PyTorch's checks of add's and sub's ``alpha`` against the dtype they compute in (also
+    for ``add_``/``sub_``)."""
+    if isinstance(alpha, bool):
+        if dtype is not dtypes.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+    elif isinstance(alpha, float) and not dtype.is_floating_point:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    return _binary(cls, a, b, alpha=alpha)
 
 
 def _check_sub(a: Any, b: Any) -> None:
@@ -142,8 +182,10 @@ def _check_sub(a: Any, b: Any) -> None:
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     """``input - alpha * other``."""
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = operands("sub", input, other)
     _check_sub(input, other)
-    if alpha != 1 or isinstance(alpha, bool):
+    if alpha != 1 or type(alpha) is not int:
         return _with_alpha(E.Sub, input, other, alpha)
     return _binary(E.Sub, input, other)
 
@@ -161,6 +203,8 @@ def rsub(input: Tensor, other: Any) -> Tensor:  # noqa: A002
 
 def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     """``input * other``, broadcasting."""
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = operands("mul", input, other)
     return _binary(E.Mul, input, other)
 
 
@@ -174,11 +218,15 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor: 
     keeps the promoted dtype (integers stay integers), integer division by zero raises PyTorch's
     ``RuntimeError: ZeroDivisionError``, and the gradient is 0 (DivBackward2).
     """
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = operands("div", input, other)
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                                f"but found '{rounding_mode}'")
-        return _rounding(f"div_{rounding_mode}", E.DivRounding, input, other, mode=rounding_mode)
+        from .rounding import _rounding  # late: rounding builds on this module
+
+        return _rounding(f"div_{rounding_mode}", R.DivRounding, input, other, mode=rounding_mode)
     if not isinstance(input, Tensor):
         input = as_tensor_like(input, other)
     if not input.dtype.is_floating_point and (
@@ -193,6 +241,8 @@ divide = true_divide = div
 
 def rdiv(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     """``other / input``: ``reciprocal(input) * other``, as PyTorch records it."""
+    from .unary import reciprocal  # late: unary builds on this module
+
     if not input.dtype.is_floating_point:
         input = input.to(dtypes.get_default_dtype())
     return mul(reciprocal(input), other)
@@ -200,6 +250,8 @@ def rdiv(input: Tensor, other: Any) -> Tensor:  # noqa: A002
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002
     """``input ** exponent``."""
+    if type(input) is not Tensor or type(exponent) is not Tensor:
+        input, exponent = operands("pow", input, exponent, combos=True, two_numbers=False)
     if not isinstance(input, Tensor):
         return rpow(exponent, input)
     if isinstance(exponent, Tensor):
@@ -252,81 +304,6 @@ class _Rpow(E._Unary):
             return grad * self.wrap(self.backend.where(out._data == float("inf"), -float("inf"), 0.0)
                                     .astype(out._data.dtype))
         return grad * out * E._log_scalar(self.base)
-
-
-def floor_divide(input: Any, other: Any) -> Tensor:  # noqa: A002
-    """``input // other``, rounding toward -inf, in the promoted dtype.
-
-    Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError`` on every
-    device; float division by zero gives inf or nan. A float result records PyTorch's
-    ``NotImplemented`` node: backward through it raises.
-
-    Example:
-        >>> floor_divide(tensor([7, -7]), 2)
-        tensor([ 3, -4])
-    """
-    return _rounding("div_floor", E.FloorDivide, input, other)
-
-
-def remainder(input: Any, other: Any) -> Tensor:  # noqa: A002
-    """``input % other`` with the sign of ``other``, as Python's ``%``.
-
-    Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError``. The gradient is
-    ``grad`` for ``input`` and ``-grad * floor(input / other)`` for a tensor ``other``
-    (RemainderBackward0/1); a Python scalar ``input`` has no derivative, as in PyTorch.
-
-    Example:
-        >>> remainder(tensor([7, -7]), 3)
-        tensor([1, 2])
-    """
-    if not isinstance(input, Tensor):
-        name = E.NOT_IMPLEMENTED
-    else:
-        name = "RemainderBackward1" if isinstance(other, Tensor) else "RemainderBackward0"
-    return _rounding("remainder", E.Remainder, input, other, name=name)
-
-
-def _rounding(kernel: str, cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
-    """A rounding division ``cls`` on the promoted operands; PyTorch has no kernel ``kernel``
-    for two bools."""
-    if not isinstance(a, Tensor):
-        a, b = _scalar_to_tensor(a, b)
-    a, b = _promote(a, b)
-    if a.dtype is dtypes.bool:
-        raise NotImplementedError(f"\"{kernel}_{a._device.type}\" not implemented for 'Bool'")
-    return _binary(cls, a, b, **params)
-
-
-def floor_divide_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
-    """In-place ``input //= other``."""
-    return rounding_inplace(input, floor_divide, other)
-
-
-def remainder_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
-    """In-place ``input %= other``."""
-    return rounding_inplace(input, remainder, other)
-
-
-def rounding_inplace(t: Tensor, fn: Callable[..., Tensor], other: Any, **kw: Any) -> Tensor:
-    """``fn(t, other, **kw)``, a rounding division, written into ``t``.
-
-    As in PyTorch, a bool ``t`` whose result would not be bool is refused for the cast before
-    anything is divided (``t //= 0`` reports the cast, not the zero)."""
-    from .inplace_ops import _can_cast, _cast_error, _shape_error, inplace  # late: imports arith
-
-    if t.dtype is dtypes.bool:
-        res = _promote(t, other)[0].dtype
-        if not _can_cast(res, t.dtype):
-            raise _cast_error(res, t.dtype)
-    if isinstance(other, Tensor) and other.shape != t.shape:
-        # NOTE: as the dtype, the shape is checked before dividing (then a zero is never seen).
-        try:
-            fits = _broadcast_shapes(t.shape, other.shape) == tuple(t.shape)
-        except RuntimeError:
-            fits = False
-        if not fits:
-            raise _shape_error(t.shape, other.shape)
-    return inplace(t, fn, other, **kw)
 
 
 def _bitwise(name: str, doc: str) -> Callable[[Tensor, Any], Tensor]:
@@ -399,144 +376,29 @@ def _nograd_unary(name: str, doc: str) -> Callable[[Tensor], Tensor]:
     return fn
 
 
-def _tensor_arg(name: str, other: Any) -> None:
-    if not isinstance(other, Tensor):
-        raise TypeError(
-            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
-        )
+def _tensor_arg(name: str, input: Any, other: Any) -> None:  # noqa: A002
+    for arg, position, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Elementwise maximum; ties split the gradient in half."""
-    _tensor_arg("maximum", other)
+    _tensor_arg("maximum", input, other)
     return _binary(E.Maximum, input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Elementwise minimum; ties split the gradient in half."""
-    _tensor_arg("minimum", other)
+    _tensor_arg("minimum", input, other)
     return _binary(E.Minimum, input, other)
 
 
-# ---- unary -----------------------------------------------------------------------------------
+# ---- unary (the math functions are in ``unary``) ----------------------------------------------
 
 def _float_input(x: Tensor) -> Tensor:
     return x if x.dtype.is_floating_point else x.to(dtypes.get_default_dtype())
-
-
-def neg(input: Tensor) -> Tensor:  # noqa: A002
-    if input.dtype is dtypes.bool:
-        raise RuntimeError(
-            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-            "invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-    return E.Neg.apply(input)
-
-
-negative = neg
-
-
-def abs(input: Tensor) -> Tensor:  # noqa: A001,A002
-    if input.dtype is dtypes.bool:
-        raise NotImplementedError(f"\"abs_{input._device.type}\" not implemented for 'Bool'")
-    return E.Abs.apply(input)
-
-
-def sign(input: Tensor) -> Tensor:  # noqa: A002
-    return _Sign.apply(input)
-
-
-class _Sign(E._Unary):
-    node_name = "SignBackward0"
-
-    def forward(self, x: Any) -> Any:
-        return self.backend.sign(x)
-
-    def grad_of(self, grad: Any) -> Any:
-        return grad * 0
-
-
-def _float_math(op: type[Node], doc: str) -> Callable[[Tensor], Tensor]:
-    """The ``torch`` function named after ``op`` (``E.Exp`` gives ``exp``): ``op`` applied after
-    integer and bool inputs are promoted to the default float dtype, as in PyTorch."""
-
-    def fn(input: Tensor) -> Tensor:  # noqa: A002
-        return op.apply(_float_input(input))
-
-    fn.__name__ = fn.__qualname__ = op.__name__.lower()
-    fn.__doc__ = doc
-    return fn
-
-
-exp = _float_math(E.Exp, "``e ** x`` element-wise.")
-log = _float_math(E.Log, "Natural logarithm; ``log(0)`` is ``-inf``, ``log(-1)`` is nan.")
-log1p = _float_math(E.Log1p, "``log(1 + x)``, accurate for small ``x``.")
-expm1 = _float_math(E.Expm1, "``exp(x) - 1``, accurate for small ``x``.")
-sqrt = _float_math(E.Sqrt, "Square root; negative inputs give nan.")
-rsqrt = _float_math(E.Rsqrt, "``1 / sqrt(x)``.")
-reciprocal = _float_math(E.Reciprocal, "``1 / x``.")
-sin = _float_math(E.Sin, "Sine (radians).")
-cos = _float_math(E.Cos, "Cosine (radians).")
-tanh = _float_math(E.Tanh, "Hyperbolic tangent.")
-sigmoid = _float_math(E.Sigmoid, "Logistic sigmoid ``1 / (1 + exp(-x))``.")
-
-
-def square(input: Tensor) -> Tensor:  # noqa: A002
-    """``x ** 2`` (recorded as PowBackward0, as in PyTorch)."""
-    return pow(input, 2)
-
-
-def relu(input: Tensor) -> Tensor:  # noqa: A002
-    """Rectified linear unit, ``max(x, 0)`` element-wise; the gradient at 0 is 0."""
-    if input.dtype is dtypes.bool:
-        raise RuntimeError("Boolean inputs not supported for relu")
-    return E.Relu.apply(input)
-
-
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A001,A002
-    """Limit ``input`` to ``[min, max]``; the gradient passes where ``min <= x <= max``."""
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return _clamp_tensor(input, min, max)
-    if not input.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
-        input = input.to(dtypes.get_default_dtype())
-    return E.Clamp.apply(input, lo=min, hi=max)
-
-
-clip = clamp
-
-
-def _clamp_tensor(input: Tensor, lo: Any, hi: Any) -> Tensor:  # noqa: A002
-    """``clamp`` with tensor bounds (ClampBackward0): one promoted dtype, broadcast together."""
-    bounds = [as_tensor_like(v, input) if v is not None else None for v in (lo, hi)]
-    out_dtype = dtypes.result_type(
-        [t.dtype for t in (input, *bounds) if t is not None and t.ndim],
-        [t.dtype for t in (input, *bounds) if t is not None and not t.ndim], [])
-    x, lo, hi = (t.to(out_dtype) if t is not None else None for t in (input, *bounds))
-    try:
-        return E.ClampTensor.apply(x, lo, hi)  # type: ignore[no-any-return]
-    except ValueError as e:
-        raise _broadcast_error(x, lo if lo is not None else hi) from e
-
-
-def floor(input: Tensor) -> Tensor:  # noqa: A002
-    """The largest integer-valued number <= ``x``; integers pass unchanged. The gradient is 0
-    everywhere (FloorBackward0), as in PyTorch."""
-    if input.dtype is dtypes.bool:
-        kernel = "floor_vml_cpu" if input._device.type == "cpu" else f"floor_{input._device.type}"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-    return _Floor.apply(input)
-
-
-class _Floor(E._Unary):
-    node_name = "FloorBackward0"
-
-    def forward(self, x: Any) -> Any:
-        return self.backend.floor(x) if x.dtype.kind == "f" else self.backend.copy(x)
-
-    def grad_of(self, grad: Any) -> Any:
-        return grad * 0
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
@@ -588,3 +450,13 @@ def raw_reduce(fn: Callable[..., Any], x: Tensor, dims: tuple[int, ...], keepdim
 
     with no_grad():
         return RawReduce.apply(x, fn=fn, dims=dims, keepdim=keepdim)  # type: ignore[no-any-return]
+
+
+def __getattr__(name: str) -> Any:
+    """The functions that moved to the family modules, under their old names."""
+    from . import rounding, unary  # NOTE: late: both build on this module
+
+    for family in (unary, rounding):
+        if name in family.__dict__:
+            return family.__dict__[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,9 +11,10 @@ from ..ops import elementwise as E
 from ..ops.util import reduce_grad
 from ..tensor import Tensor
 from .arith import (
-    _is_scalar, _nograd_binary, _nograd_unary, _promote, _scalar_to_tensor, as_tensor_like,
-    batched, raw_op,
+    _is_scalar, _nograd_binary, _nograd_unary, _promote, _scalar_to_tensor, _type_name,
+    as_tensor_like, batched, raw_op,
 )
+from .checks import expect_tensor
 from .inplace_ops import inplace
 from .shape import _broadcast_shapes
 
@@ -48,11 +49,38 @@ isfinite = _nograd_unary("isfinite", "True where ``input`` is neither inf nor na
 
 
 def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
+    """Bitwise NOT of an integer tensor (logical NOT of a bool one), recording no gradient.
+
+    Args:
+        input: integer or bool tensor (PyTorch's NotImplementedError for a float one).
+
+    Returns:
+        Tensor of ``input``'s shape and dtype.
+
+    Example:
+        >>> bitwise_not(tensor([0, 5]))
+        tensor([-1, -6])
+    """
+    expect_tensor("bitwise_not", "input", 1, input)
     if input.dtype.is_floating_point:
-        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+        raise NotImplementedError(f"\"bitwise_not_{input._device.type}\" not implemented for "
+                                  f"'{_type_name(input.dtype)}'")
     if input._level:
         return raw_op(lambda be, x: ~x, input)
     return Tensor._make(~input._data, input._device)
+
+
+def bitwise_not_(input: Tensor) -> Tensor:  # noqa: A002
+    """``bitwise_not`` in place."""
+    return inplace(input, bitwise_not)
+
+
+def invert(input: Tensor) -> Tensor:  # noqa: A002
+    """``~input``: ``bitwise_not``, with Python's TypeError for a float tensor (as PyTorch)."""
+    if input.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(input)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
@@ -92,7 +120,8 @@ def _is_value(x: Any) -> bool:
     return isinstance(x, Tensor) or _is_scalar(x)
 
 
-def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+def where(condition: Tensor, input: Any = None, other: Any = None, *,  # noqa: A002
+          _method: bool = False) -> Any:
     """``input`` where ``condition`` holds, else ``other``; all three broadcast together.
 
     ``condition`` must be a bool tensor (uint8 still works, with PyTorch's deprecation
@@ -117,6 +146,8 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # no
     if not isinstance(condition, Tensor) or not builtins.all(_is_value(a) for a in args[1:]):
         while len(args) > 1 and args[-1] is None:
             args = args[:-1]
+        if _method:  # NOTE: input.where(condition, other) lists no input
+            args = (condition, other)
         raise TypeError(f"where() received an invalid combination of arguments - got "
                         f"({_arg_names(*args)}), but expected one of:")
     if len(args) == 1:
@@ -165,11 +196,14 @@ class WhereT(E.Where):
         return super().backward(grad) + (None,)
 
 
-def _check_masked_fill(input: Tensor, mask: Any, value: Any) -> None:  # noqa: A002
-    """PyTorch's refusals of ``masked_fill`` arguments that are not a tensor and a number."""
+def _check_masked_fill(input: Tensor, mask: Any, value: Any, fn: str,  # noqa: A002
+                       method: bool) -> None:
+    """PyTorch's refusals of ``fn`` (``masked_fill``, ``masked_fill_``) arguments that are not a
+    tensor and a number; a ``method`` call lists no ``input``."""
     if not isinstance(mask, Tensor) or not _is_value(value):
-        raise TypeError("masked_fill() received an invalid combination of arguments - got "
-                        f"({_arg_names(input, mask, value)}), but expected one of:")
+        args = (mask, value) if method else (input, mask, value)
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"({_arg_names(*args)}), but expected one of:")
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
@@ -181,7 +215,8 @@ def _check_mask(mask: Tensor) -> None:
                            f"{dtypes.c_type_name(mask.dtype)}")
 
 
-def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
+def masked_fill(input: Tensor, mask: Tensor, value: Any, *,  # noqa: A002
+                _method: bool = False) -> Tensor:
     """``input`` with ``value`` where ``mask`` is true; ``mask`` and ``input`` broadcast
     together (the result has their broadcast shape).
 
@@ -197,7 +232,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A00
         >>> masked_fill(tensor([1., 2.]), tensor([True, False]), 0.)
         tensor([0., 2.])
     """
-    _check_masked_fill(input, mask, value)
+    _check_masked_fill(input, mask, value, "masked_fill", _method)
     shape = _broadcast_shapes(mask.shape, input.shape)
     _check_mask(mask)
     return _masked_fill(input, mask, value, shape)
@@ -205,7 +240,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A00
 
 def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
     """``masked_fill`` in place: ``mask`` must broadcast to ``input``'s shape."""
-    _check_masked_fill(input, mask, value)
+    _check_masked_fill(input, mask, value, "masked_fill_", True)
     _check_mask(mask)
     shape = _broadcast_shapes(input.shape, mask.shape)
     if shape != tuple(input.shape):
@@ -232,6 +267,12 @@ def _masked_fill(input: Tensor, mask: Tensor, value: Any,  # noqa: A002
                                   value=value._data)
 
 
+def _contiguous(backend: Any, out: Any) -> Any:
+    """``out`` C-contiguous: PyTorch's masked_fill fills a C-contiguous clone (NumPy's where
+    keeps the input's layout). NOTE: ascontiguousarray would make a 0-d array 1-d."""
+    return backend.ascontiguousarray(out) if out.ndim > 1 else out
+
+
 class MaskedFill(E._Binary):
     """``x`` with the 0-d tensor ``v`` where ``cond`` holds, all three broadcast
     (MaskedFillBackward1: the gradient of ``v`` sums ``grad`` where ``cond`` holds)."""
@@ -242,7 +283,7 @@ class MaskedFill(E._Binary):
         self.cond = cond
 
     def compute(self, x: Any, v: Any) -> Any:
-        return self.backend.where(self.cond, v, x)
+        return _contiguous(self.backend, self.backend.where(self.cond, v, x))
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         cond = self.wrap(self.cond)
@@ -263,7 +304,7 @@ class MaskedFillScalar(E._Unary):
 
     def forward(self, x: Any) -> Any:
         self.shape = x.shape
-        return self.backend.where(self.cond, self.value, x)
+        return _contiguous(self.backend, self.backend.where(self.cond, self.value, x))
 
     def grad_of(self, grad: Any) -> Any:
         return reduce_grad(grad.where(~self.wrap(self.cond), 0.0), self.shape)

@@ -4,32 +4,47 @@
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any
 
 from .. import dtypes
 from ..autograd.grad_mode import STATE
+from ..backends.composite import key_width
 from ..ops import elementwise as E
 from ..ops import movement as M
 from ..ops.util import normalize_dim
 from ..tensor import Tensor
 from .arith import as_tensor_like
+from .checks import expect_tensor
 from .index_key import check_broadcast, check_masks, is_full_slice, spell_out, translate
 from .shape import expanded_shape
 from .inplace_ops import _check_inplace_target, _write_error, copy_, inplace
 
 
-def _index_arg(fn: str, index: Any, input: Tensor) -> Tensor:  # noqa: A002
-    """``index`` checked as PyTorch's argument parser and device check do it."""
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{fn}(): argument 'index' (position 3) must be Tensor, not "
-                        f"{type(index).__name__}")
+def _index_arg(fn: str, index: Any, input: Tensor, method: bool) -> Tensor:  # noqa: A002
+    """``index`` checked as PyTorch's argument parser and device check do it. ``method``: the
+    call was ``input.fn(...)``, whose argument positions do not count ``input``."""
+    expect_tensor(fn, "index", 2 if method else 3, index)
     if index._device is not input._device:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least "
                            f"two devices, {input._device} and {index._device}!")
     return index
 
 
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+def _dim_arg(fn: str, dim: Any, method: bool) -> int:
+    """``dim`` as PyTorch's argument parser reads an int: an integer (not a bool) or a 0-d
+    integer tensor."""
+    if isinstance(dim, Tensor):
+        if dim.ndim == 0 and not dim.dtype.is_floating_point and dim.dtype is not dtypes.bool:
+            return int(dim.item())
+    elif not isinstance(dim, bool) and hasattr(dim, "__index__"):
+        return operator.index(dim)
+    raise TypeError(f"{fn}(): argument 'dim' (position {1 if method else 2}) must be int, not "
+                    f"{type(dim).__name__}")
+
+
+def index_select(input: Tensor, dim: int, index: Tensor, *,  # noqa: A002
+                 _method: bool = False) -> Tensor:
     """The slices of ``input`` at positions ``index`` (a 0-d or 1-d int32/int64 tensor) along
     ``dim``, in ``index``'s order (repeats allowed).
 
@@ -47,7 +62,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
         tensor([[2, 2],
                 [4, 4]])
     """
-    index = _index_arg("index_select", index, input)
+    dim = _dim_arg("index_select", dim, _method)
+    index = _index_arg("index_select", index, input, _method)
     d = normalize_dim(dim, input.ndim)
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
@@ -57,23 +73,27 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     if input.ndim == 0 and index.numel() != 1:
         raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
                            f"{index.numel()} value(s)")
-    if n == 0 and index.numel():
+    if n == 0 and index.numel() and input.ndim > 1:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if index.ndim == 0 or input.ndim == 0:
         index = index.reshape(-1)
-    if input.ndim == 0:  # NOTE: PyTorch returns a 0-d tensor; NumPy cannot index a 0-d array
+    if input.ndim == 0 and (input._level or index._level):  # NOTE: vmap: physical arrays
         return index_select(input.reshape(1), 0, index).reshape(())
     if index._level:
         return _index_tensors(input, (slice(None),) * d + (index,), "IndexSelectBackward0")
-    if index.backend.out_of_range(index._data, 0, n) is not None:
+    bad = index.backend.out_of_range(index._data, 0, n)
+    if bad is not None and input.ndim > 1 and (d == 1 or not input.numel()):
+        # NOTE: PyTorch's CPU kernels for dim 1 and for an empty input check with this message.
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
+    if bad is not None:
         raise IndexError("index out of range in self")
     key = (slice(None),) * d + (index._data,)
     return M.Index.apply(input, key=key, name="IndexSelectBackward0", advanced=True,
-                         checked=True)
+                         select=True)
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *,  # noqa: A002
-           sparse_grad: bool = False) -> Tensor:
+           sparse_grad: bool = False, _method: bool = False) -> Tensor:
     """Values of ``input`` along ``dim`` at ``index``; for 2-D tensors and ``dim == 0``,
     ``out[i][j] = input[index[i][j]][j]``.
 
@@ -95,7 +115,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *,  # noqa: A002
         tensor([[1],
                 [7]])
     """
-    index = _index_arg("gather", index, input)
+    dim = _dim_arg("gather", dim, _method)
+    index = _index_arg("gather", index, input, _method)
     d = normalize_dim(dim, input.ndim)
     _check_gather(input, d, index)
     if index._level:
@@ -183,50 +204,77 @@ class GatherT(M.Gather):
 
 # ---- indexing --------------------------------------------------------------------------------
 
-def _key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool]:
-    """The NumPy key for ``t[key]`` (Ellipses spelled out) and whether it is advanced, after
-    PyTorch's checks of the key against ``t``'s shape."""
+def _key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool, Tensor]:
+    """The NumPy key for ``t[key]`` (Ellipses spelled out), whether it is advanced, and the
+    tensor it indexes: ``t`` for a basic key; for an advanced key, the view of ``t`` its ints,
+    slices and None make (``_walk``), with the key left for that view. PyTorch's checks run in
+    its order: integers against the shape during the walk, then masks and broadcasting."""
     npkey, advanced = translate(t, key)
     npkey = spell_out(t.shape, npkey, not isinstance(key, (tuple, list, Tensor)))
-    if advanced:
-        check_masks(t.shape, npkey)
-        check_broadcast(t.backend, npkey)
-    return npkey, advanced
+    if not advanced:
+        return npkey, False, t
+    view, rest, _ = _walk(t, npkey, False)
+    check_masks(view.shape, rest)
+    check_broadcast(t.backend, rest)
+    return rest, True, view
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: ints select (SelectBackward0), slices slice (SliceBackward0), None adds a
-    dimension; integer/bool tensors and lists index (IndexBackward0)."""
-    npkey, advanced = _key(t, key)
+    dimension; integer/bool tensors and lists then index what is left (IndexBackward0)."""
+    npkey, advanced, view = _key(t, key)
     if advanced and builtins.any(isinstance(k, Tensor) for k in npkey):
-        return _index_tensors(t, npkey, "IndexBackward0")
+        return _index_tensors(view, npkey, "IndexBackward0")
     if advanced:
-        return M.Index.apply(t, key=npkey, name="IndexBackward0", advanced=True)
-    # NOTE: one node per index entry, as PyTorch records them (x[0, 1:] is Slice(Select(x))).
+        return M.Index.apply(view, key=npkey, name="IndexBackward0", advanced=True)
+    out, _, recorded = _walk(t, npkey, isinstance(key, slice))
+    if not recorded:  # x[...], x[()], x[:, :]: an alias
+        out = M.Index.apply(out, key=(Ellipsis,), name="AliasBackward0", advanced=False)
+    return out
+
+
+def _walk(t: Tensor, npkey: tuple[Any, ...], bare_slice: bool) -> tuple[Tensor, tuple[Any, ...],
+                                                                          bool]:
+    """PyTorch's walk over a spelled-out key (``applySlicing``): ints select, slices slice, None
+    and 0-d bools add a dimension, one view node each (x[0, 1:] is Slice(Select(x))), while
+    index arrays wait for one advanced index of the view. Returns the view, the key left for
+    that index (the arrays, a 0-d bool as a one-entry mask of its new dimension, full slices
+    elsewhere) and whether a node was recorded. ``bare_slice``: the user's key was one slice.
+
+    NOTE: NumPy would treat an int among index arrays as one more index array, which moves the
+    result's dimensions (x[0, :, idx] has shape (3, 2) in PyTorch, (2, 3) in NumPy)."""
     out = t
+    rest: list[Any] = []
     dim = 0
     recorded = False
     for k in npkey:
         pre = (slice(None),) * dim
-        if k is None:
+        if k is None or _is_bool_scalar(k):
             out = M.Unsqueeze.apply(out, dim=dim)
+            rest.append(slice(None) if k is None else k.reshape(1))
             dim += 1
             recorded = True
         elif isinstance(k, int):
             out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SelectBackward0",
                                 advanced=False)
             recorded = True
-        else:
+        elif isinstance(k, slice):
             # NOTE: PyTorch skips a slice that takes a whole dimension inside a tuple; it
             # records a bare x[:].
-            if not is_full_slice(k, out.shape[dim]) or isinstance(key, slice):
+            if not is_full_slice(k, out.shape[dim]) or bare_slice:
                 out = M.Index.apply(out, key=pre + (k, Ellipsis), name="SliceBackward0",
                                     advanced=False)
                 recorded = True
+            rest.append(slice(None))
             dim += 1
-    if not recorded:  # x[...], x[()], x[:, :]: an alias
-        out = M.Index.apply(out, key=(Ellipsis,), name="AliasBackward0", advanced=False)
-    return out
+        else:  # an index array (or a batched index tensor)
+            rest.append(k)
+            dim += 1 if isinstance(k, Tensor) else key_width(k)
+    return out, tuple(rest), recorded
+
+
+def _is_bool_scalar(k: Any) -> bool:
+    return not isinstance(k, Tensor) and getattr(k, "ndim", None) == 0 and k.dtype.kind == "b"
 
 
 def setitem(t: Tensor, key: Any, value: Any) -> None:
@@ -237,18 +285,22 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         return
     recording = STATE.grad_enabled and (
         t._requires_grad or (value_t is not None and value_t._requires_grad))
-    npkey, advanced = _key(t, key)
-    if advanced:
-        t.backend.check_index(t.shape, npkey)
+    # NOTE: an advanced key writes into the view its ints, slices and None make (``_key``).
+    npkey, advanced, target = _key(t, key)
+    # NOTE: an empty region takes no write: its key may hold entries out of range.
+    empty = advanced and t.backend.check_index(target.shape, npkey)
     if value_t is not None:
-        value_t = _fit_value(t, npkey, advanced, value_t)
+        value_t = _fit_value(target, npkey, advanced, value_t, empty)
     if not recording:
         _check_inplace_target(t)
         v = value_t._data if value_t is not None else value
         if value_t is not None and value_t._device is not t._device:
             v = t.backend.asarray(value_t.backend.to_host(value_t._data))
         try:
-            t._data[npkey] = v
+            if empty:
+                t.backend.empty_index(target.shape, npkey, t._data.dtype)[...] = v
+            else:
+                target._data[npkey] = v
         except ValueError as e:
             raise _write_error(e) from None
         t._counter().bump()
@@ -256,7 +308,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     if value_t is None:
         value_t = as_tensor_like(value, t)
     if advanced:
-        inplace(t, _index_put, npkey, value_t)
+        inplace(target, _index_put, npkey, value_t, empty)
         return
     copy_(getitem(t, key), value_t)
 
@@ -271,13 +323,14 @@ def _setitem_batched(t: Tensor, key: Any, value: Any) -> None:
     inplace(view, lambda x, v: as_tensor_like(v, x).to(x.dtype).expand(x.shape), value)
 
 
-def _fit_value(t: Tensor, npkey: Any, advanced: bool, value: Tensor) -> Tensor:
-    """``value`` without the leading size-1 dims the indexed region lacks (PyTorch drops them),
-    or PyTorch's error when it does not broadcast to that region."""
-    target = tuple(t._data[npkey].shape)
+def _fit_value(t: Tensor, npkey: Any, advanced: bool, value: Tensor, empty: bool) -> Tensor:
+    """``value`` without its leading size-1 dims (PyTorch drops them all), or PyTorch's error
+    when it does not broadcast to that region (``empty``: see ``check_index``)."""
+    region = t.backend.empty_index(t.shape, npkey, t._data.dtype) if empty else t._data[npkey]
+    target = tuple(region.shape)
     v = tuple(value.shape)
     k = 0
-    while len(v) - k > len(target) and v[k] == 1:
+    while k < len(v) and v[k] == 1:
         k += 1
     if k:
         value = value.reshape(v[k:])
@@ -293,27 +346,31 @@ def _fit_value(t: Tensor, npkey: Any, advanced: bool, value: Tensor) -> Tensor:
     return value
 
 
-def _index_put(t: Tensor, npkey: Any, value: Tensor) -> Tensor:
-    return _IndexPut.apply(t, value.to(t.dtype), key=npkey)
+def _index_put(t: Tensor, npkey: Any, value: Tensor, empty: bool) -> Tensor:
+    return _IndexPut.apply(t, value.to(t.dtype), key=npkey, empty=empty)
 
 
 class _IndexPut(E.Node):
-    """``t`` with ``value`` written at an advanced ``key`` (out of place; IndexPutBackward0)."""
+    """``t`` with ``value`` written at an advanced ``key`` (out of place; IndexPutBackward0).
+    ``empty``: the region is empty (nothing to write; the key may be out of range)."""
 
     node_name = "IndexPutBackward0"
 
-    def __init__(self, key: Any) -> None:
+    def __init__(self, key: Any, empty: bool = False) -> None:
         self.key = key
+        self.empty = empty
 
     def forward(self, x: Any, v: Any) -> Any:
         out = self.backend.copy(x)
-        out[self.key] = v
+        if not self.empty:
+            out[self.key] = v
         self.v_shape = v.shape
         return out
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         mask = self.backend.ones(grad.shape, grad._data.dtype)
-        mask[self.key] = 0
+        if not self.empty:
+            mask[self.key] = 0
         gx = grad * self.wrap(mask) if self.needs_input_grad[0] else None
         gv = None
         if self.needs_input_grad[1]:

@@ -12,25 +12,43 @@ from typing import Any, Callable, Sequence
 
 from .. import dtypes
 from ..autograd.grad_mode import STATE, no_grad
-from ..autograd.node import Node, _edge
+from ..autograd.node import Node, _edge, named_type, short_name
 from ..autograd.node import _seq as _node_seq
 from ..ops import elementwise as E
+from ..ops import movement as M
 from ..device import device
 from ..tensor import Tensor
 from .arith import (
-    _check_sub, _is_scalar, _type_name, add, as_tensor_like, batched, clamp, div, mul, sub,
+    _check_sub, _is_scalar, _type_name, add, as_tensor_like, batched, check_alpha, clamp, div,
+    mul, sub,
 )
 from .shape import _broadcast_shapes
+
+
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
 
 
 def _write_error(e: ValueError) -> RuntimeError:
     """PyTorch's error for a failed write into a tensor's storage (NumPy raised ``e``)."""
     if "read-only" in str(e):
-        return RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+        return RuntimeError(_OVERLAP)
     return RuntimeError(str(e))
+
+
+def _check_overlap(t: Tensor) -> None:
+    """PyTorch's refusal to write into a tensor whose elements share memory (a dim of stride 0
+    and size > 1: a broadcast view).
+
+    NOTE: NumPy's broadcast views are read-only, so the write itself would fail; CuPy's are
+    writable and would race silently.
+    """
+    a = t._data
+    if 0 in a.strides and a.size and any(
+            st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        raise RuntimeError(_OVERLAP)
 
 
 def _shape_error(dst: Sequence[int], src: Sequence[int]) -> RuntimeError:
@@ -117,9 +135,11 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
         node._own_saved_input(old)
     if t._base is not None:
         _rebase_view(t, result)
-        return t
-    _write(t, result)
-    _set_grad_fn(t, result.grad_fn, result._output_nr, result._requires_grad)
+    else:
+        _write(t, result)
+        _set_grad_fn(t, node, result._output_nr, result._requires_grad)
+    if node is not None and result.shape == t.shape:
+        node._saved_output_is(result._data, t)
     return t
 
 
@@ -177,13 +197,23 @@ def _alias(t: Tensor) -> Tensor:
 def _write(t: Tensor, result: Tensor) -> None:
     if not _can_cast(result.dtype, t.dtype):
         raise _cast_error(result.dtype, t.dtype)
+    _check_overlap(t)
     src = result._data
     if result.shape != t.shape:
         src = _broadcast_into(t.backend, src, t._data.shape)
+    _copy_into(t, src)
+
+
+def _copy_into(t: Tensor, src: Any) -> None:
+    """Array ``src`` (of ``t``'s shape) written into ``t``'s storage, converted to its dtype."""
+    b = t.backend
+    token = b.quiet_fp()  # NOTE: a float too large for the dtype becomes inf silently, as PyTorch
     try:
-        t.backend.copyto(t._data, src, casting="unsafe")
+        b.copyto(t._data, src, casting="unsafe")
     except ValueError as e:
         raise _write_error(e) from None
+    finally:
+        b.restore_fp(token)
     t._counter().bump()
 
 
@@ -201,12 +231,13 @@ def _check_view_target(view: Tensor) -> None:
     chain = view._view_fn
     if chain is None:
         raise RuntimeError(_NO_GRAD_VIEW)
-    cls, params, i = chain[-1]
-    if i is not None:
-        name = params.get("name") or cls.node_name or cls.__name__
-        name = name[: name.rfind("Backward")] if "Backward" in name else name
+    # NOTE: a view of one of several views (split, unbind) is refused too, by the name of the
+    # op that made it, as in PyTorch.
+    if any(i is not None for _, _, i in chain):
+        cls, params, i = chain[-1]
+        name = short_name(params.get("name") or cls.node_name or cls.__name__)
         raise RuntimeError(
-            f"Output {i} of {name} is a view and is being modified inplace. This view is the "
+            f"Output {i or 0} of {name} is a view and is being modified inplace. This view is the "
             "output of a function that returns multiple views. Such functions do not allow the "
             "output views to be modified inplace. You should replace the inplace operation by an "
             "out-of-place one."
@@ -233,8 +264,8 @@ def refresh_view_grad_fn(view: Tensor) -> None:
     view._view_version = view._counter().value
     if not base._requires_grad:
         return
-    node = _link_node(_AsStridedView(view._view_fn, tuple(base.shape)), base, base._device)
-    _set_grad_fn(view, node, 0, True)
+    node = _AsStridedView(view._view_fn, tuple(base.shape), _layout(base._data))
+    _set_grad_fn(view, _link_node(node, base, base._device), 0, True)
 
 
 def _link_node(node: Node, input: Tensor, dev: device) -> Node:  # noqa: A002
@@ -244,6 +275,7 @@ def _link_node(node: Node, input: Tensor, dev: device) -> Node:  # noqa: A002
     node.needs_input_grad = (True,)
     node.next_functions = (_edge(input, Tensor),)
     node._seq = next(_node_seq)
+    node.__class__ = named_type(node)
     return node
 
 
@@ -263,12 +295,14 @@ def _set_grad_fn(t: Tensor, fn: Any, output_nr: int, requires_grad: bool) -> Non
 
 
 class _ViewNode(Node):
-    """A node that knows how a view is derived from its base: the ``chain`` of view ops and the
-    base's shape."""
+    """A node that knows how a view is derived from its base: the ``chain`` of view ops, the
+    base's shape and its ``order`` (``_layout``)."""
 
-    def __init__(self, chain: tuple[Any, ...], base_shape: tuple[int, ...]) -> None:
+    def __init__(self, chain: tuple[Any, ...], base_shape: tuple[int, ...],
+                 order: tuple[int, ...]) -> None:
         self.chain = chain
         self.base_shape = base_shape
+        self.order = order
 
 
 class _AsStridedView(_ViewNode):
@@ -277,7 +311,8 @@ class _AsStridedView(_ViewNode):
     node_name = "AsStridedBackward0"
 
     def backward(self, grad: Any) -> tuple[Any]:
-        return (_ViewScatter.apply(grad, chain=self.chain, base_shape=self.base_shape),)
+        return (_ViewScatter.apply(grad, chain=self.chain, base_shape=self.base_shape,
+                                   order=self.order),)
 
 
 class _ViewScatter(_ViewNode):
@@ -286,7 +321,7 @@ class _ViewScatter(_ViewNode):
     node_name = "AsStridedBackwardBackward0"
 
     def forward(self, grad: Any) -> Any:
-        out = self.backend.zeros(self.base_shape, grad.dtype)
+        out = _scratch(self.backend, self.base_shape, self.order, 0, grad.dtype)
         _replay_array(self, out, self.chain)[...] = grad
         return out
 
@@ -295,20 +330,53 @@ class _ViewScatter(_ViewNode):
 
 
 def replay_view(base: Tensor, chain: tuple[Any, ...]) -> Tensor:
-    """Re-derive a view of ``base`` from its chain of view ops (tensor ops: recorded)."""
+    """The values of the view that ``chain`` derives from ``base`` (tensor ops: recorded).
+
+    NOTE: ``base`` is a gradient, whose strides need not be the base tensor's: ``view`` steps
+    replay as ``reshape`` (a copy where the strides forbid a view). The values are PyTorch's,
+    whose CopySlices first copies the gradient into the base's strides.
+    """
     out: Any = base
     for cls, params, i in chain:
-        out = cls.apply(out, **params) if params else cls.apply(out)
+        if cls is M.Reshape:
+            out = out.reshape(params["shape"])
+        else:
+            out = cls.apply(out, **params) if params else cls.apply(out)
         if i is not None:
             out = out[i]
     return out
 
 
+def _layout(a: Any) -> tuple[int, ...]:
+    """The dims of array ``a`` from the largest stride to the smallest (``0, 1, ...`` for C
+    order): with it, ``_scratch`` makes arrays on which the base's view chain replays."""
+    strides = a.strides
+    return tuple(sorted(range(a.ndim), key=lambda d: -strides[d]))
+
+
+def _scratch(backend: Any, shape: tuple[int, ...], order: tuple[int, ...], value: Any,
+             dtype: Any) -> Any:
+    """A new dense array of ``shape`` filled with ``value``, its dims laid out in memory in
+    ``order``.
+
+    NOTE: a view chain is replayed on it as on the base (``view`` needs compatible strides:
+    ``x.t().clone().t().view(-1)`` is a view of an F-ordered base, and would fail on C order).
+    """
+    if order == tuple(range(len(order))):
+        return backend.full(shape, value, dtype)
+    arr = backend.full(tuple(shape[d] for d in order), value, dtype)
+    return backend.transpose(arr, tuple(order.index(d) for d in range(len(order))))
+
+
 def _replay_array(node: Node, arr: Any, chain: tuple[Any, ...]) -> Any:
+    """The view of array ``arr`` that ``chain`` derives (``arr`` has the base's layout, so every
+    step is a view: writes through it land in ``arr``)."""
     for cls, params, i in chain:
         n = cls(**params) if params else cls()
         n.backend = node.backend
         out = n.forward(arr)
+        if not n.is_view:  # NOTE: a copy would swallow the writes made through it
+            raise RuntimeError(f"internal error: {n.name()} copied while replaying a view chain")
         arr = out[i] if i is not None else out
     return arr
 
@@ -329,12 +397,13 @@ class _CopySlices(Node):
         # NOTE: the write already happened (the view shares the base's storage); the output
         # is the base's own storage, so other views stay valid.
         self.shape = base.shape
+        self.order = _layout(base)
         return base
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         gb = gr = None
         if self.needs_input_grad[0]:
-            mask = self.backend.ones(self.shape, grad._data.dtype)
+            mask = _scratch(self.backend, self.shape, self.order, 1, grad._data.dtype)
             _replay_array(self, mask, self.chain)[...] = 0
             gb = grad * self.wrap(mask)
         if self.needs_input_grad[1]:
@@ -351,6 +420,7 @@ def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor |
     if t._base is not None and t._base._requires_grad and STATE.grad_enabled:
         return None
     _check_inplace_target(t)
+    _check_overlap(t)
     b = t.backend
     if isinstance(other, Tensor):
         if other._device is not t._device:
@@ -373,14 +443,19 @@ def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor |
         res = dtypes.get_default_dtype()
     if not _can_cast(res, t.dtype):
         raise _cast_error(res, t.dtype)
-    if alpha != 1:
-        o = b.multiply(o, alpha)
+    if alpha != 1 or type(alpha) is not int:
+        check_alpha(res, alpha)
+    token = b.quiet_fp()  # NOTE: silent on inf/nan, as PyTorch (see Node.apply)
     try:
+        if alpha != 1:
+            o = b.multiply(o, alpha)
         getattr(b, ufunc)(t._data, o, out=t._data, casting="unsafe")
     except ValueError as e:
         if "broadcast" in str(e):
             raise _shape_error(t.shape, getattr(o, "shape", ())) from None
         raise _write_error(e) from None
+    finally:
+        b.restore_fp(token)
     t._counter().bump()
     return t
 
@@ -481,12 +556,8 @@ def copy_(t: Tensor, src: Any) -> Tensor:
                                          (t._base is not None and t._base._requires_grad))
     if not recording:
         _check_inplace_target(t)
-        try:
-            t.backend.copyto(t._data, _broadcast_into(t.backend, src._data, t._data.shape),
-                             casting="unsafe")
-        except ValueError as e:
-            raise _write_error(e) from None
-        t._counter().bump()
+        _check_overlap(t)
+        _copy_into(t, _broadcast_into(t.backend, src._data, t._data.shape))
         return t
     return inplace(t, lambda x, s: _CopyFrom.apply(x, s), src)
 

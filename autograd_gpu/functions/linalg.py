@@ -7,34 +7,43 @@ from typing import Any
 from ..ops import linalg
 from ..ops import movement as M
 from ..tensor import Size, Tensor
-from .arith import _type_name
+from .checks import addmm_dtype_error, expect_tensor, matmul_dtype_error
 from .shape import _broadcast_shapes
 
 
 # ---- matrix products -------------------------------------------------------------------------
 
-def _check_same_dtype(a: Tensor, b: Tensor, op: str) -> None:
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}"
-            if op == "mm" else f"expected scalar type {_type_name(a.dtype)} but found {_type_name(b.dtype)}"
-        )
+def _check_same_dtype(a: Tensor, b: Tensor, op: str, shapes_match: bool = True) -> None:
+    """PyTorch's dtype error for ``op`` (``mm``, ``mv``, ``dot``, ``bmm``). NOTE: mm, mv and bmm
+    report mismatched shapes first: with ``shapes_match`` False the op raises that instead."""
+    err = matmul_dtype_error(op, a, b) if shapes_match else None
+    if err is not None:
+        raise err
+
+
+def _tensors(fn: str, *args: tuple[str, Any]) -> None:
+    for position, (name, value) in enumerate(args, 1):
+        expect_tensor(fn, name, position, value)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
     """Matrix product of two 2-D tensors."""
+    _tensors("mm", ("input", input), ("mat2", mat2))
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
-    _check_same_dtype(input, mat2, "mm")
+    _check_same_dtype(input, mat2, "mm", input.shape[1] == mat2.shape[0])
     return linalg.Mm.apply(input, mat2)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
-    _check_same_dtype(input, vec, "mv")
+    _tensors("mv", ("input", input), ("vec", vec))
+    _check_same_dtype(input, vec, "mv", input.ndim != 2 or vec.ndim != 1 or
+                      input.shape[1] == vec.shape[0])
     return linalg.Mv.apply(input, vec)
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    _tensors("dot", ("input", input), ("tensor", other))
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
@@ -44,17 +53,22 @@ def dot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    _tensors("bmm", ("input", input), ("mat2", mat2))
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    _check_same_dtype(input, mat2, "bmm")
+    _check_same_dtype(input, mat2, "bmm", input.shape[0] == mat2.shape[0] and
+                      input.shape[2] == mat2.shape[1])
     return linalg.Bmm.apply(input, mat2)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
     """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0)."""
-    _check_same_dtype(mat1, mat2, "mm")
+    _tensors("addmm", ("input", input), ("mat1", mat1), ("mat2", mat2))
+    err = addmm_dtype_error(input, mat1, mat2)
+    if err is not None:
+        raise err
     if beta == 1 and alpha == 1:
         return linalg.Addmm.apply(input, mat1, mat2)
     return linalg.Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -63,8 +77,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Matrix product with NumPy's rules: dot, mv, mm, and broadcast batched products."""
     a, b = input, other
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError("matmul(): argument 'other' must be Tensor")
+    _tensors("matmul", ("input", a), ("other", b))
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
         raise RuntimeError(
@@ -79,25 +92,25 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
         return M.UnsafeView.apply(out, shape=out.shape[1:], name="SqueezeBackward4")
     if da == 2 and db == 2:
         return mm(a, b)
-    if da == 3 and db == 3 and a.shape[0] != b.shape[0] and 1 in (a.shape[0], b.shape[0]):
-        # NOTE: PyTorch drops a batch of one here and folds the other operand.
+    if da == 3 and db == 3 and a.shape[0] != b.shape[0] and 1 in (a.shape[0], b.shape[0]) and \
+            (a if a.shape[0] == 1 else b).requires_grad:
+        # NOTE: PyTorch drops a batch of one that requires grad and folds the other operand.
         if a.shape[0] == 1:
             a, da = a.squeeze(0), 2
         else:
             b, db = b.squeeze(0), 2
-    if da >= 3 and db <= 2:
-        # NOTE: fold the batch into the rows: one mm (or mv), as PyTorch does.
-        folded = a.reshape(-1, a.shape[-1])
-        out = mm(folded, b) if db == 2 else mv(folded, b)
-        return M.UnsafeView.apply(out, shape=a.shape[:-1] + b.shape[1:])
-    if db >= 3 and da <= 2 and a.requires_grad:
-        # NOTE: PyTorch folds b^T instead, so that a's gradient needs no batch sum.
-        bt = b.mT
-        folded = bt.reshape(-1, bt.shape[-1])
-        if da == 1:
-            return M.UnsafeView.apply(mv(folded, a), shape=bt.shape[:-1])
-        out = M.UnsafeView.apply(mm(folded, a.t()), shape=bt.shape[:-1] + (a.shape[0],))
-        return out.mT.contiguous()
+    if _should_fold(a, b):
+        # NOTE: fold the batch of the larger operand (b^T when b is larger) into the rows: one mm
+        # (or mv), as PyTorch does. The row count is spelled out: reshape(-1, 0) is ambiguous.
+        transpose = db > da
+        big = b.mT if transpose else a
+        small = (a.t() if da == 2 else a) if transpose else b
+        rows = Size(big.shape[:-1]).numel()
+        folded = big.reshape(rows, big.shape[-1])
+        if small.ndim == 1:
+            return M.UnsafeView.apply(mv(folded, small), shape=big.shape[:-1])
+        out = M.UnsafeView.apply(mm(folded, small), shape=big.shape[:-1] + small.shape[1:])
+        return out.mT.contiguous() if transpose else out
     a2 = a.unsqueeze(0) if da == 1 else a
     b2 = b.unsqueeze(-1) if db == 1 else b
     batch = _broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
@@ -109,6 +122,27 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
             f"[{nb}, {b2.shape[-2]}]."
         )
     a3 = a2.expand(batch + (n, k)).reshape(nb, n, k)
-    b3 = b2.expand(batch + (k, m)).reshape(nb, k, m)
     shape = batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
-    return M.UnsafeView.apply(bmm(a3, b3), shape=shape)
+    if db == 1:  # NOTE: PyTorch's order: the vector becomes a column after the batch fold
+        out = bmm(a3, b.expand(batch + (k,)).reshape(nb, k).unsqueeze(2)).squeeze(-1)
+    else:
+        out = bmm(a3, b2.expand(batch + (k, m)).reshape(nb, k, m))
+    return M.UnsafeView.apply(out, shape=shape)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's rule (``should_fold``) for folding ``a @ b`` into one mm or mv: the larger
+    operand (``b^T`` when ``b`` has more dims) has 3 or more dims and the other at most 2, and
+    either the smaller one requires grad (its gradient then needs no batch sum), or ``a`` is not
+    2-D and the larger one folds without a copy (empty, or its batch dims contiguous)."""
+    big, small = (a, b) if a.ndim >= b.ndim else (b.mT, a)
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if big.numel() == 0 or big._level:  # NOTE: a vmap-batched tensor's strides are physical
+        return True
+    shape, strides = big.shape, big.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))

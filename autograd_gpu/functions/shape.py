@@ -233,14 +233,18 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    # NOTE: PyTorch skips 1-D empty tensors (legacy behaviour).
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    # NOTE: PyTorch skips 1-D empty tensors (legacy behaviour); when all are, ``dim`` is not
+    # checked.
     ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
     nd = ref.ndim
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = normalize_dim(dim, nd)
-    parts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0) or t is ref]
-    for i, t in enumerate(parts):
+    d = normalize_dim(dim, nd) if ref.shape != (0,) else 0
+    skipped = tuple(t.ndim == 1 and t.shape[0] == 0 and t is not ref for t in tensors)
+    for i, t in enumerate(tensors):
+        if skipped[i]:
+            continue
         if t.ndim != nd:
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {nd} and {t.ndim}"
@@ -251,7 +255,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[j]} but got size {t.shape[j]} for tensor number {i} in the list."
                 )
-    return M.Cat.apply(*_promote_all(parts), dim=d)
+    # NOTE: the skipped tensors still join the graph (their gradient is empty, not None) and
+    # the dtype promotion, as in PyTorch.
+    return M.Cat.apply(*_promote_all(tensors), dim=d, skipped=skipped)
 
 
 concat = concatenate = cat

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dtypes import float32, scalar_type_name
+from ..functions.checks import expect_tensor, invalid_arguments
 from ..ops import conv
 from ..tensor import Tensor
 
@@ -66,6 +68,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
         >>> conv2d(ones(1, 1, 4, 4), ones(2, 1, 3, 3), padding=1).shape
         torch.Size([1, 2, 4, 4])
     """
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
+            and (bias is None or isinstance(bias, Tensor))):
+        raise invalid_arguments("conv2d", (input, weight) + (() if bias is None else (bias,)), {})
     if input.dim() not in (3, 4):
         raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
                            f"input of size: {list(input.shape)}")
@@ -103,9 +108,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
             f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead"
         )
     if x.dtype is not weight.dtype:
-        raise RuntimeError(f"Input type ({x.type()}) and weight type ({weight.type()}) should be "
-                           "the same or input should be a MKLDNN tensor and weight is a dense "
-                           "tensor")
+        raise _dtype_error(x, weight, stride_, dilation_, groups)
     if bias is not None and bias.dtype is not x.dtype:
         names = [_SCALAR_NAMES.get(str(t.dtype)[6:], str(t.dtype)[6:]) for t in (x, bias)]
         raise RuntimeError(f"Input type ({names[0]}) and bias type ({names[1]}) should be the "
@@ -123,6 +126,26 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
         pad=(pt, pl), in_hw=(x.shape[2], x.shape[3]), out_hw=out_hw,
     )
     return out.squeeze(0) if unbatched else out
+
+
+def _dtype_error(x: Tensor, weight: Tensor, stride: Pair, dilation: Pair,
+                 groups: int) -> RuntimeError:
+    """PyTorch's error for an input and a weight of different dtypes, which depends on the
+    backend it picks: MKLDNN's check (a float32 CPU input, as PyTorch's ``use_mkldnn`` chooses
+    for one thread), the generic one otherwise, or CUDA's."""
+    if x.device.type != "cpu":
+        return RuntimeError(f"Input type ({x.type()}) and weight type ({weight.type()}) should "
+                            "be the same")
+    n, kh, kw = x.shape[0], weight.shape[2], weight.shape[3]
+    mkldnn = x.dtype is float32 and (
+        stride != (1, 1) or dilation != (1, 1) or n >= 16 or (kh, kw) != (1, 1)) and (
+        groups > 1 or (kh > 3 and kw > 3) or n > 1 or x.numel() > 20480)
+    if mkldnn:
+        return RuntimeError(f"Input type ({x.type()}) and weight type ({weight.type()}) should "
+                            "be the same or input should be a MKLDNN tensor and weight is a dense "
+                            "tensor")
+    return RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found "
+                        f"{scalar_type_name(weight.dtype)}")
 
 
 # ---- pooling -------------------------------------------------------------------------------
@@ -219,6 +242,8 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
         tensor([[[ 5.,  7.],
                  [13., 15.]]])
     """
+    expect_tensor("max_pool2d_with_indices" if return_indices else "max_pool2d", "input", 1,
+                  input)
     geometry = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation,
                               ceil_mode)
     out, indices = conv.MaxPool2d.apply(input, **geometry)
@@ -239,6 +264,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
         tensor([[[ 2.5000,  4.5000],
                  [10.5000, 12.5000]]])
     """
+    expect_tensor("avg_pool2d", "input", 1, input)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     geometry = _pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from .. import dtypes
 from ..dtypes import int64, uint8
 from ..functions import broadcast_shapes
+from ..functions.checks import expect_tensor
 from ..ops import nn_ops
 from ..tensor import Tensor
 
@@ -47,7 +49,8 @@ def _apply_reduction(losses: Tensor, reduction: str) -> Tensor:
 
 
 def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
-    if target.shape != input.shape:
+    # NOTE: size() as PyTorch calls it: a non-tensor fails with its AttributeError ('size')
+    if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
@@ -61,7 +64,7 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # 
 
 
 def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:  # noqa: A002
-    if weight.shape != input.shape:
+    if weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
     errors = errors * weight
     if reduction == "none":
@@ -90,6 +93,17 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # 
     if weight is not None:
         return _weighted((x - y).abs(), weight, input, reduction)
     return _apply_reduction((x - y).abs(), reduction)
+
+
+def _name(t: Tensor) -> str:
+    return _TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+
+
+def _check_loss_args(fn: str, input: Any, target: Any, weight: Any) -> None:  # noqa: A002
+    """PyTorch's TypeErrors for the tensor arguments of ``fn`` (its C++ name)."""
+    expect_tensor(fn, "input", 1, input)
+    expect_tensor(fn, "target", 2, target)
+    expect_tensor(fn, "weight", 3, weight, optional=True)
 
 
 def _check_nll_shapes(input: Tensor, target: Tensor) -> None:  # noqa: A002
@@ -126,6 +140,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     which is the sum of the weights of the counted targets (nan when nothing is counted).
     """
     reduction = _reduction(size_average, reduce, reduction)
+    _check_loss_args("nll_loss_nd", input, target, weight)
     _check_nll_shapes(input, target)
     n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
     if weight is not None:
@@ -134,6 +149,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
                 f"weight tensor should be defined either for all {n_classes} classes or no "
                 f"classes but got weight tensor of shape: {list(weight.shape)}"
             )
+        if weight.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(weight)}")
         weight = weight.detach()
     if input.dim() <= 2:
         return nn_ops.NllLoss.apply(input, target, weight, reduction=reduction,
@@ -157,6 +174,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     distribution.
     """
     reduction = _reduction(size_average, reduce, reduction)
+    _check_loss_args("cross_entropy_loss", input, target, weight)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
@@ -214,13 +232,16 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``x`` in [0, 1]; each log is
     clamped at -100 (as in PyTorch), so ``x = 0`` or ``1`` gives a finite loss."""
     reduction = _reduction(size_average, reduce, reduction)
-    if target.shape != input.shape:
+    if target.size() != input.size():
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
     if weight is not None:
-        weight = weight.detach().expand(*broadcast_shapes(target.shape, weight.shape))
+        shape = broadcast_shapes(target.shape, weight.size())  # NOTE: size() first, as PyTorch
+        weight = weight.detach().expand(*shape)
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_name(target)} but expected {_name(input)}")
     return nn_ops.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
@@ -232,10 +253,17 @@ def binary_cross_entropy_with_logits(
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably from logits;
     ``pos_weight`` (broadcast over the last dimension) weighs the positive term."""
     reduction = _reduction(size_average, reduce, reduction)
-    if target.shape != input.shape:
+    if target.size() != input.size():
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    expect_tensor("binary_cross_entropy_with_logits", "weight", 3, weight, optional=True)
+    expect_tensor("binary_cross_entropy_with_logits", "pos_weight", 4, pos_weight, optional=True)
+    if not target.is_floating_point():
+        # NOTE: PyTorch computes the loss into ``1 - target`` in place: of the target's dtype
+        res = dtypes.result_type([input.dtype, target.dtype], [], [])
+        raise RuntimeError(f"result type {_TYPE_NAMES[res.name]} can't be cast to the desired "
+                           f"output type {_name(target)}")
     weight = None if weight is None else weight.detach()
     pos_weight = None if pos_weight is None else pos_weight.detach()
     return nn_ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight,

@@ -9,12 +9,34 @@ from typing import Any, Sequence
 from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..creation import tensor
+from ..functions.checks import expect_tensor
 from ..ops import norm_ops
 from ..tensor import Tensor
 
 
 def _shape_str(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def _check_mixed_dtype(input: Tensor, *params: Tensor | None) -> None:  # noqa: A002
+    """PyTorch's dtype rules for a normalisation's parameters (``weight``, ``bias``, running
+    statistics). When the first parameter's dtype differs from the input's ("mixed"), every
+    parameter must be float32, and the input float16; otherwise every parameter must have the
+    input's dtype."""
+    given = [p for p in params if p is not None]
+    if not given or all(p.dtype is input.dtype for p in given):
+        return
+    where = "CPU" if input.device.type == "cpu" else "CUDA"
+    if given[0].dtype is not input.dtype:
+        if any(p.dtype is not dtypes.float32 for p in given):
+            raise RuntimeError(f"mixed dtype ({where}): expect parameter to have scalar type of "
+                               "Float")
+        if input.dtype is not dtypes.float16:
+            raise RuntimeError(f"mixed dtype ({where}): all inputs must share same datatype.")
+        return
+    other = next(p for p in given if p.dtype is not input.dtype)
+    raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype)} but found "
+                       f"{dtypes.scalar_type_name(other.dtype)}")
 
 
 def layer_norm(input: Tensor, normalized_shape: Any,  # noqa: A002
@@ -36,6 +58,10 @@ def layer_norm(input: Tensor, normalized_shape: Any,  # noqa: A002
         >>> layer_norm(tensor([[1.0, 3.0]]), (2,))
         tensor([[-1.0000,  1.0000]])
     """
+    expect_tensor("layer_norm", "input", 1, input)
+    expect_tensor("layer_norm", "weight", 3, weight, optional=True)
+    expect_tensor("layer_norm", "bias", 4, bias, optional=True)
+    _check_mixed_dtype(input, weight, bias)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     for name, p in (("weight", weight), ("bias", bias)):
@@ -75,12 +101,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
         ValueError: training with one value per channel.
     """
     if training:
-        size = input.shape
+        size = input.size()  # NOTE: before any type check, as PyTorch (AttributeError 'size')
         if input.dim() < 2 or size[0] * math.prod(size[2:]) == 1:
             raise ValueError(
                 "Expected more than 1 value per channel when training, got input size "
                 f"torch.Size({list(size)})"
             )
+    for position, (name, t) in enumerate((("input", input), ("weight", weight), ("bias", bias),
+                                          ("running_mean", running_mean),
+                                          ("running_var", running_var)), 1):
+        expect_tensor("batch_norm", name, position, t, optional=position > 1)
     if not training:
         for name, t in (("running_mean", running_mean), ("running_var", running_var)):
             if t is None:
@@ -92,6 +122,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
                     ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    _check_mixed_dtype(input, weight, bias, running_mean, running_var)
     with no_grad():
         # NOTE: the running statistics are buffers, updated in place without autograd.
         rm = None if running_mean is None else running_mean.detach()
@@ -149,6 +180,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         >>> embedding(tensor([1]), tensor([[0.0, 1.0], [2.0, 3.0]]))
         tensor([[2., 3.]])
     """
+    expect_tensor("embedding", "weight", 1, weight)
+    expect_tensor("embedding", "indices", 2, input)
     num = weight.shape[0]
     padding_idx = normalize_padding_idx(padding_idx, num)
     if padding_idx is None:

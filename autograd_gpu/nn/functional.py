@@ -14,6 +14,7 @@ from ..creation import arange
 from ..dtypes import int64
 from ..functions import addmm
 from ..functions import inplace as _inplace
+from ..functions.checks import expect_tensor
 from ..ops import nn_ops
 from ..random import rand_like
 from ..tensor import Tensor
@@ -53,6 +54,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         >>> linear(ones(2, 3), ones(4, 3), zeros(4)).shape
         torch.Size([2, 4])
     """
+    expect_tensor("linear", "input", 1, input)
+    expect_tensor("linear", "weight", 2, weight)
+    expect_tensor("linear", "bias", 3, bias, optional=True)
     w_t = weight.t()
     if input.dim() == 2:
         return input.mm(w_t) if bias is None else addmm(bias, input, w_t)
@@ -67,6 +71,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``max(x, 0)`` element-wise; the gradient at 0 is 0, as in PyTorch."""
+    expect_tensor("relu_" if inplace else "relu", "input", 1, input)
     return input.relu_() if inplace else input.relu()
 
 
@@ -78,6 +83,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
         >>> leaky_relu(tensor([-2.0, 3.0]), 0.1)
         tensor([-0.2000,  3.0000])
     """
+    expect_tensor("leaky_relu_" if inplace else "leaky_relu", "input", 1, input)
     if inplace:
         return _inplace(input, leaky_relu, negative_slope)
     return nn_ops.LeakyRelu.apply(input, negative_slope=negative_slope)
@@ -86,6 +92,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     """``x * Phi(x)`` with ``Phi`` the standard normal CDF (``approximate='none'``), or
     ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` (``approximate='tanh'``)."""
+    expect_tensor("gelu", "input", 1, input)
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return nn_ops.Gelu.apply(input, approximate=approximate)
@@ -93,6 +100,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x * sigmoid(x)`` (also called swish)."""
+    expect_tensor("silu_" if inplace else "silu", "input", 1, input)
     if inplace:
         return _inplace(input, silu)
     return nn_ops.Silu.apply(input)
@@ -100,6 +108,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
+    expect_tensor("elu_" if inplace else "elu", "input", 1, input)
     if inplace:
         return _inplace(input, elu, alpha)
     return nn_ops.Elu.apply(input, alpha=alpha)
@@ -110,6 +119,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
     Computed as ``(max(bx, 0) + log1p(exp(-|bx|))) / beta``, which never overflows.
     """
+    expect_tensor("softplus", "input", 1, input)
     return nn_ops.Softplus.apply(input, beta=beta, threshold=threshold)
 
 
@@ -161,6 +171,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    expect_tensor("dropout_" if inplace else "dropout", "input", 1, input)
     if not training or p == 0 or input.numel() == 0:
         return input
     if p == 1:
@@ -175,6 +186,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Class indices (int64, any shape) to one-hot vectors of length ``num_classes`` in a new
     last dimension (int64). ``num_classes=-1`` means ``max + 1``."""
+    expect_tensor("one_hot", "input", 1, tensor)
     if tensor.dtype is not int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
@@ -193,6 +205,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
         value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions with ``value``: ``pad = (left_last,
     right_last, left_second_last, ...)``; negative amounts crop. Only ``mode='constant'``."""
+    expect_tensor("pad", "input", 1, input)
     if mode != "constant":
         if mode in ("reflect", "replicate", "circular"):
             raise NotImplementedError(f"pad mode '{mode}' is not implemented in autograd_gpu")

@@ -1,14 +1,16 @@
-"""Elementwise ops: forward on backend arrays, backward with tensor ops (differentiable).
+"""Elementwise ops: the bases (``_Binary``, ``_Unary``), binary arithmetic, ``where``, dtype
+conversion and ``clone``. Forward on backend arrays, backward with tensor ops (differentiable).
 
 Binary ops broadcast like NumPy/PyTorch; ``_Binary`` remembers the input shapes and dtypes and
 reduces each gradient back to its input's shape and dtype. Python scalars arrive as constants.
+The families live beside this module: ``unary`` (math and activations) and ``rounding``
+(``//``, ``%``, ``div(rounding_mode=...)``); their names also resolve here (``E.Relu``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..autograd import node as node_mod
 from ..autograd.node import Node
 from .util import reduce_grad
 
@@ -120,7 +122,6 @@ class Mul(_Binary):
 class Div(_Binary):
     node_name = "DivBackward0"
     raw_ok = True
-    raw_quiet = True
 
     def compute(self, x: Any, y: Any) -> Any:
         need = self.needs_input_grad
@@ -147,7 +148,8 @@ class Pow(_Binary):
 
     @_quiet
     def compute(self, x: Any, y: Any) -> Any:
-        out = self.backend.power(x, y)
+        special = _POW_SPECIAL.get(y) if type(y) in (int, float) and x.dtype.kind == "f" else None
+        out = special(self.backend, x) if special is not None else self.backend.power(x, y)
         need = self.needs_input_grad
         # NOTE: the output is read only by the exponent's gradient; kept only then (as PyTorch)
         self.save_for_backward(x, y, out if need and need[1] else None)
@@ -158,11 +160,13 @@ class Pow(_Binary):
         gx = gy = None
         if self.needs_input_grad[0]:
             # NOTE: exponent 0 gives gradient 0 everywhere (x ** -1 would be inf at x == 0).
+            # NOTE: exponent 0 gives gradient 0 even where grad or x ** -1 is inf (PyTorch's
+            # zeros there, not grad * 0).
             if isinstance(y, (int, float)):
-                gx = grad * 0 if y == 0 else grad * y * x ** (y - 1)
+                gx = zeros_grad(grad) if y == 0 else grad * y * x ** (y - 1)
             else:
                 # NOTE: where y == 0 the exponent is swapped for 1, so 0 * inf never happens.
-                gx = grad * y * x ** (y - 1).where(y != 0, 1.0)
+                gx = (grad * y * x ** (y - 1).where(y != 0, 1.0)).where(y != 0, 0.0)
             gx = self.reduce(gx, 0)
         if self.needs_input_grad[1]:
             # NOTE: d/dy x**y = x**y log x; where x == 0 and y >= 0 PyTorch defines it as 0.
@@ -173,6 +177,24 @@ class Pow(_Binary):
                 gy = grad * out * x.where((x != 0) | (y < 0), 1.0).log()
             gy = self.reduce(gy, 1)
         return gx, gy
+
+
+# NOTE: PyTorch computes these scalar exponents with the named function, not pow(), and the
+# results differ at the edges: (-inf) ** 0.5 is nan (pow gives inf), (-0.0) ** -0.5 is -inf.
+_POW_SPECIAL: dict[float, Callable[[Any, Any], Any]] = {
+    0.5: lambda b, x: b.sqrt(x),
+    -0.5: lambda b, x: b.true_divide(1, b.sqrt(x)).astype(x.dtype, copy=False),
+    -1: lambda b, x: b.true_divide(1, x).astype(x.dtype, copy=False),
+    2: lambda b, x: b.multiply(x, x),
+    3: lambda b, x: b.multiply(b.multiply(x, x), x),
+    -2: lambda b, x: b.true_divide(1, b.multiply(x, x)).astype(x.dtype, copy=False),
+}
+
+
+def zeros_grad(grad: Any) -> Any:
+    """A zero gradient shaped like ``grad``: PyTorch's ``zeros_like`` for piecewise-constant ops
+    (``grad * 0`` would be nan where ``grad`` is inf or nan)."""
+    return grad.new_zeros(grad.shape)
 
 
 def _log_scalar(x: float) -> float:
@@ -224,7 +246,10 @@ class Where(_Binary):
         self.cond = cond
 
     def compute(self, x: Any, y: Any) -> Any:
-        return self.backend.where(self.cond, x, y)
+        b = self.backend
+        out = b.where(self.cond, x, y)
+        # NOTE: laid out as PyTorch's TensorIterator over (cond, x, y) lays it out.
+        return b.with_order(out, b.torch_order(out, (self.cond, x, y))) if out.ndim > 1 else out
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         cond = self.wrap(self.cond)
@@ -233,104 +258,7 @@ class Where(_Binary):
         return gx, gy
 
 
-# ---- rounding divisions: //, %, div(rounding_mode=...) --------------------------------------
-
-NOT_IMPLEMENTED = "torch::autograd::NotImplemented"  # PyTorch's node for a missing derivative
-
-
-def check_divisor(backend: Any, out: Any, y: Any) -> None:
-    """PyTorch's ``RuntimeError: ZeroDivisionError`` when an integer division that produced
-    ``out`` divided by zero (NumPy returns 0 with a warning). An empty result divided nothing."""
-    if out.dtype.kind not in "iu" or not out.size:
-        return
-    # NOTE: on CUDA this costs one reduction and one host sync, for integer divisions only (a
-    # float division never gets here). PyTorch's CUDA kernels skip the check and return garbage
-    # (pytorch/pytorch#135330, #165650, open); we raise as PyTorch does on the CPU, everywhere.
-    # Every element of ``y`` reaches a non-empty broadcast result, so checking all of it is exact.
-    if (bool(backend.any(y == 0)) if hasattr(y, "shape") else y == 0):
-        raise RuntimeError("ZeroDivisionError")
-
-
-class _RoundingDiv(_Binary):
-    """Base of ``//``, ``%`` and ``div(rounding_mode=...)``: ``divide`` runs quietly (a float
-    division by zero gives inf or nan, as in PyTorch), then an integer one by zero raises."""
-
-    def compute(self, x: Any, y: Any) -> Any:
-        b = self.backend
-        with b.errstate(all="ignore"):
-            out = self.divide(b, x, y)
-        check_divisor(b, out, y)
-        return out
-
-    def divide(self, b: Any, x: Any, y: Any) -> Any:
-        raise NotImplementedError
-
-
-def _no_derivative(aten: str) -> RuntimeError:
-    return RuntimeError(f"derivative for aten::{aten} is not implemented")
-
-
-class FloorDivide(_RoundingDiv):
-    """``x // y`` rounding toward -inf. PyTorch records a node that refuses to differentiate."""
-
-    node_name = NOT_IMPLEMENTED
-
-    def divide(self, b: Any, x: Any, y: Any) -> Any:
-        return b.floor_divide(x, y)
-
-    def backward(self, grad: Any) -> tuple[Any, Any]:
-        raise _no_derivative("floor_divide")
-
-
-class Remainder(_RoundingDiv):
-    """``x % y`` with the sign of ``y``, as Python's ``%``. ``d/dx = 1``, ``d/dy = -floor(x / y)``
-    (RemainderBackward0 for a scalar ``y``, 1 for a tensor; a scalar ``x`` has no derivative in
-    PyTorch)."""
-
-    def __init__(self, name: str) -> None:
-        self.node_name = name
-
-    def divide(self, b: Any, x: Any, y: Any) -> Any:
-        if self.needs_input_grad and self.needs_input_grad[1]:
-            self.save_for_backward(x, y)
-        return b.remainder(x, y)
-
-    def backward(self, grad: Any) -> tuple[Any, Any]:
-        if self.node_name == NOT_IMPLEMENTED:
-            raise _no_derivative("remainder")
-        need = self.needs_input_grad
-        gy = None
-        if need[1]:
-            x, y = self.saved_tensors
-            gy = self.reduce(-grad * x.div(y, rounding_mode="floor"), 1)
-        return (self.reduce(grad, 0) if need[0] else None), gy
-
-
-class DivRounding(_RoundingDiv):
-    """``div(x, y, rounding_mode=mode)``: ``'floor'`` as ``//``, ``'trunc'`` rounding toward 0
-    (DivBackward2). Piecewise constant: both gradients are 0, as in PyTorch."""
-
-    node_name = "DivBackward2"
-
-    def __init__(self, mode: str) -> None:
-        self.mode = mode
-
-    def divide(self, b: Any, x: Any, y: Any) -> Any:
-        if self.mode == "floor":
-            return b.floor_divide(x, y)
-        if x.dtype.kind == "f":
-            return b.trunc(b.true_divide(x, y))
-        # NOTE: integers stay exact (no float round trip): the floor quotient, plus one where
-        # the division is inexact and the exact quotient is negative.
-        return b.floor_divide(x, y) + ((b.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
-
-    def backward(self, grad: Any) -> tuple[Any, Any]:
-        return tuple(  # type: ignore[return-value]
-            self.wrap(self.backend.zeros(s if s is not None else (), grad.dtype.name))
-            if need else None for need, s in zip(self.needs_input_grad, self.shapes))
-
-
-# ---- unary ---------------------------------------------------------------------------------
+# ---- unary base ----------------------------------------------------------------------------
 
 class _Unary(Node):
     def backward(self, grad: Any) -> tuple[Any]:
@@ -338,286 +266,6 @@ class _Unary(Node):
 
     def grad_of(self, grad: Any, *saved: Any) -> Any:
         raise NotImplementedError
-
-
-class Neg(_Unary):
-    node_name = "NegBackward0"
-    raw_ok = True
-
-    def forward(self, x: Any) -> Any:
-        return self.backend.negative(x)
-
-    def grad_of(self, grad: Any) -> Any:
-        return -grad
-
-
-class Abs(_Unary):
-    node_name = "AbsBackward0"
-
-    def forward(self, x: Any) -> Any:
-        self.save_for_backward(x)
-        return self.backend.abs(x)
-
-    def grad_of(self, grad: Any, x: Any) -> Any:
-        # NOTE: the gradient at 0 is 0 (sign(0) = 0), as in PyTorch.
-        return grad * x.sign()
-
-
-class Exp(_Unary):
-    node_name = "ExpBackward0"
-    raw_ok = True
-
-    @_quiet
-    def forward(self, x: Any) -> Any:
-        out = self.backend.exp(x)
-        self.save_for_backward(out)  # d exp = exp: keep the output, not the input
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad * out
-
-
-class Log(_Unary):
-    node_name = "LogBackward0"
-    raw_ok = True
-    raw_quiet = True
-
-    @_quiet
-    def forward(self, x: Any) -> Any:
-        self.save_for_backward(x)
-        return self.backend.log(x)
-
-    def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad / x
-
-
-class Log1p(_Unary):
-    node_name = "Log1PBackward0"
-    raw_ok = True
-    raw_quiet = True
-
-    @_quiet
-    def forward(self, x: Any) -> Any:
-        self.save_for_backward(x)
-        return self.backend.log1p(x)
-
-    def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad / (x + 1)
-
-
-class Expm1(_Unary):
-    node_name = "Expm1Backward0"
-    raw_ok = True
-
-    @_quiet
-    def forward(self, x: Any) -> Any:
-        out = self.backend.expm1(x)
-        self.save_for_backward(out)
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad * (out + 1)
-
-
-class Sqrt(_Unary):
-    node_name = "SqrtBackward0"
-    raw_ok = True
-    raw_quiet = True
-
-    @_quiet
-    def forward(self, x: Any) -> Any:
-        out = self.backend.sqrt(x)
-        self.save_for_backward(out)
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad / (out * 2)
-
-
-class Rsqrt(_Unary):
-    node_name = "RsqrtBackward0"
-
-    @_quiet
-    def forward(self, x: Any) -> Any:
-        b = self.backend
-        out = b.true_divide(1, b.sqrt(x)).astype(x.dtype, copy=False)
-        self.save_for_backward(out)
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad * out.pow(3) * -0.5
-
-
-class Reciprocal(_Unary):
-    node_name = "ReciprocalBackward0"
-    raw_ok = True
-    raw_quiet = True
-
-    @_quiet
-    def forward(self, x: Any) -> Any:
-        out = self.backend.true_divide(1, x).astype(x.dtype, copy=False)
-        self.save_for_backward(out)
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        return -grad * out * out
-
-
-class Sin(_Unary):
-    node_name = "SinBackward0"
-
-    def forward(self, x: Any) -> Any:
-        self.save_for_backward(x)
-        return self.backend.sin(x)
-
-    def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad * x.cos()
-
-
-class Cos(_Unary):
-    node_name = "CosBackward0"
-
-    def forward(self, x: Any) -> Any:
-        self.save_for_backward(x)
-        return self.backend.cos(x)
-
-    def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad * -x.sin()
-
-
-class Tanh(_Unary):
-    node_name = "TanhBackward0"
-    raw_ok = True
-
-    def forward(self, x: Any) -> Any:
-        out = self.backend.tanh(x)
-        self.save_for_backward(out)
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        if self._raw:  # bare arrays: one fused kernel on the GPU
-            return self.backend.tanh_backward(out, grad)
-        return grad * (1 - out * out)
-
-
-class Sigmoid(_Unary):
-    node_name = "SigmoidBackward0"
-    raw_ok = True
-
-    def forward(self, x: Any) -> Any:
-        out = self.backend.sigmoid(x).astype(x.dtype, copy=False)
-        self.save_for_backward(out)
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        if self._raw:
-            return self.backend.sigmoid_backward(out, grad)
-        return grad * out * (1 - out)
-
-
-class Relu(_Unary):
-    node_name = "ReluBackward0"
-    raw_ok = True
-
-    def forward(self, x: Any) -> Any:
-        out = self.backend.relu(x)
-        self.save_for_backward(out)
-        return out
-
-    def grad_of(self, grad: Any, out: Any) -> Any:
-        if self._raw:
-            return self.backend.relu_backward(out, grad)
-        # NOTE: the gradient at x == 0 is 0, as in PyTorch (out > 0 is false there).
-        return threshold_grad(self, grad, out, out > 0, 0.0, "ThresholdBackwardBackward0")
-
-
-def threshold_grad(node: Node, grad: Any, x: Any, keep: Any, slope: float, name: str) -> Any:
-    """``grad`` where ``keep``, else ``grad * slope``: the backward of relu-like ops. Recorded as
-    one node that also depends on ``x`` (with derivative 0), so that under ``create_graph`` the
-    result requires grad whenever ``x`` does, as PyTorch's threshold_backward does."""
-    if not isinstance(grad, node_mod.Tensor_):  # the raw path: bare arrays
-        return node.backend.where(keep, grad, grad * slope if slope else 0)
-    return ThresholdGrad.apply(grad, x, keep=keep._data, slope=slope, name=name)
-
-
-class ThresholdGrad(Node):
-    """``where(keep, g, g * slope)`` with an (ignored) second input ``x``; see threshold_grad."""
-
-    def __init__(self, keep: Any, slope: float, name: str) -> None:
-        self.keep = keep
-        self.slope = slope
-        self.node_name = name
-
-    def forward(self, g: Any, x: Any) -> Any:
-        return self.backend.where(self.keep, g, g * self.slope if self.slope else 0)
-
-    def backward(self, grad: Any) -> tuple[Any, Any]:
-        keep = self.wrap(self.keep)
-        gg = grad.where(keep, grad * self.slope) if self.slope else grad.where(keep, 0.0)
-        return gg if self.needs_input_grad[0] else None, grad * 0 if self.needs_input_grad[1] else None
-
-
-class Clamp(_Unary):
-    """``clamp(x, min, max)`` with scalar bounds (ClampBackward1)."""
-
-    node_name = "ClampBackward1"
-
-    def __init__(self, lo: Any, hi: Any) -> None:
-        self.lo, self.hi = lo, hi
-
-    def forward(self, x: Any) -> Any:
-        self.save_for_backward(x)
-        b = self.backend
-        out = x
-        if self.lo is not None:
-            out = b.maximum(out, self.lo)
-        if self.hi is not None:
-            out = b.minimum(out, self.hi)
-        return out.astype(x.dtype, copy=False) if out is not x else b.copy(x)
-
-    def grad_of(self, grad: Any, x: Any) -> Any:
-        # NOTE: the gradient passes where lo <= x <= hi, bounds included, as in PyTorch.
-        keep = None
-        if self.lo is not None:
-            keep = x >= self.lo
-        if self.hi is not None:
-            keep = x <= self.hi if keep is None else keep & (x <= self.hi)
-        return grad.where(keep, 0.0)
-
-
-class ClampTensor(Node):
-    """``clamp(x, min, max)`` with tensor bounds (either may be None), all broadcast together
-    (ClampBackward0). ``out = minimum(maximum(x, min), max)``, so ``max`` wins when
-    ``min > max``."""
-
-    node_name = "ClampBackward0"
-
-    def forward(self, x: Any, lo: Any, hi: Any) -> Any:
-        b = self.backend
-        self.shapes = (x.shape, _shape(lo), _shape(hi))
-        self.save_for_backward(x, lo, hi)
-        out = x if lo is None else b.maximum(x, lo)
-        return out if hi is None else b.minimum(out, hi)
-
-    def backward(self, grad: Any) -> tuple[Any, Any, Any]:
-        x, lo, hi = self.saved_tensors
-        need = self.needs_input_grad
-        # NOTE: as PyTorch: x gets the gradient where lo <= x <= hi (bounds included); lo where
-        # x < lo (and lo < hi); hi where x > hi, or wherever hi < lo (then out is hi).
-        keep = _both(x >= lo if lo is not None else None, x <= hi if hi is not None else None)
-        gx = reduce_grad(grad.where(keep, 0.0), self.shapes[0]) if need[0] else None
-        g_lo = g_hi = None
-        if need[1]:
-            take = _both(x < lo, lo < hi if hi is not None else None)
-            g_lo = reduce_grad(grad.where(take, 0.0), self.shapes[1])
-        if need[2]:
-            take = x > hi if lo is None else (x > hi) | (hi < lo)
-            g_hi = reduce_grad(grad.where(take, 0.0), self.shapes[2])
-        return gx, g_lo, g_hi
-
-
-def _both(a: Any, b: Any) -> Any:
-    return a if b is None else b if a is None else a & b
 
 
 class ToCopy(_Unary):
@@ -696,3 +344,13 @@ def _dense_order(shape: tuple[int, ...], strides: list[int]) -> list[int] | None
             elif strides[a] < strides[c]:
                 break
     return order
+
+
+def __getattr__(name: str) -> Any:
+    """The ops that moved to the family modules, under their old names (``E.Relu``)."""
+    from . import rounding, unary  # NOTE: late: both build on this module's bases
+
+    for family in (unary, rounding):
+        if name in family.__dict__:
+            return family.__dict__[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

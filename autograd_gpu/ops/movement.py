@@ -68,9 +68,12 @@ class Repeat(Node):
         self.in_shape = x.shape
         shape = (1,) * (len(self.reps) - x.ndim) + x.shape
         self.interleaved = tuple(d for r, s in zip(self.reps, shape) for d in (r, s))
-        tiles = b.broadcast_to(b.reshape(x, tuple(d for s in shape for d in (1, s))),
-                               self.interleaved)
-        return b.reshape(tiles, tuple(r * s for r, s in zip(self.reps, shape)))
+        # NOTE: the tiles are copied into a new C-contiguous array, as PyTorch's: a reshape of
+        # the broadcast view could be that (read-only) view itself, or another layout.
+        out = b.empty(self.interleaved, x.dtype)
+        b.copyto(out, b.broadcast_to(b.reshape(x, tuple(d for s in shape for d in (1, s))),
+                                     self.interleaved))
+        return b.reshape(out, tuple(r * s for r, s in zip(self.reps, shape)))
 
     def backward(self, grad: Any) -> tuple[Any]:
         tiles = tuple(range(0, len(self.interleaved), 2))
@@ -111,6 +114,13 @@ class Unsqueeze(Node):
 
 
 class Expand(Node):
+    """ExpandBackward0: a view of ``x`` broadcast to ``shape``.
+
+    NOTE: only a real broadcast (a dim of size > 1 made from size 1, with elements) makes
+    several elements share one memory location, so only then is the view read-only (where the
+    backend can say so) and refused by in-place ops, as PyTorch's internal-overlap check.
+    """
+
     node_name = "ExpandBackward0"
     is_view = True
     raw_ok = True
@@ -120,7 +130,13 @@ class Expand(Node):
 
     def forward(self, x: Any) -> Any:
         self.in_shape = x.shape
-        return self.backend.broadcast_to(x, self.shape)
+        b = self.backend
+        lead = len(self.shape) - x.ndim
+        if 0 in self.shape:
+            return b.empty(self.shape, x.dtype)  # NOTE: no elements: nothing to share
+        if self.shape[lead:] == x.shape and all(s == 1 for s in self.shape[:lead]):
+            return b.reshape(x, self.shape)
+        return b.broadcast_to(x, self.shape)
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (reduce_grad(grad, self.in_shape),)
@@ -149,25 +165,33 @@ class Permute(Node):
 
 class Index(Node):
     """``x[key]`` with a NumPy key already translated from the user's. Basic keys give views
-    (SelectBackward0, SliceBackward0, ...); advanced keys copy (IndexBackward0). ``checked``:
-    the caller has already checked the key's index arrays against ``x``'s shape."""
+    (SelectBackward0, SliceBackward0, ...); advanced keys (index arrays and full slices) copy
+    (IndexBackward0), laid out as PyTorch's index kernel lays them out. ``select``:
+    ``index_select``, whose caller has checked the index, and whose result is C-contiguous."""
 
     raw_ok = True
 
-    def __init__(self, key: Any, name: str, advanced: bool, checked: bool = False) -> None:
+    def __init__(self, key: Any, name: str, advanced: bool, select: bool = False) -> None:
         self.key = key
         self.node_name = name
         self.advanced = advanced
         self.is_view = not advanced
-        self.checked = checked
+        self.select = select
 
     def forward(self, x: Any) -> Any:
         self.in_shape = x.shape
-        if self.advanced and not self.checked:
-            self.backend.check_index(x.shape, self.key)
-        return x[self.key]  # NOTE: basic keys end in Ellipsis, so even x[0, 1] is a 0-d view
+        if not self.advanced:
+            return x[self.key]  # NOTE: basic keys end in Ellipsis, so even x[0, 1] is a 0-d view
+        b = self.backend
+        if self.select:  # NOTE: a 0-d input takes one index, 0: the result is a copy of it
+            return b.ascontiguousarray(x[self.key]) if x.ndim else b.copy(x)
+        if b.check_index(x.shape, self.key):
+            return b.empty_index(x.shape, self.key, x.dtype)
+        return b.index_layout(x, self.key, x[self.key])
 
     def backward(self, grad: Any) -> tuple[Any]:
+        if self.select and not self.in_shape:
+            return (grad,)
         return (self.run(IndexEmbed, grad, key=self.key, shape=self.in_shape,
                          accumulate=self.advanced),)
 
@@ -186,6 +210,8 @@ class IndexEmbed(Node):
     def forward(self, g: Any) -> Any:
         b = self.backend
         out = b.zeros(self.shape, g.dtype)
+        if not g.size:  # NOTE: the key may then hold entries out of range (see check_index)
+            return out
         if self.accumulate:
             b.index_add(out, self.key, g)
         else:
@@ -235,17 +261,27 @@ class ScatterAdd(Node):
 
 
 class Cat(Node):
+    """CatBackward0. ``skipped``: the inputs left out of the result (PyTorch's legacy rule for
+    shape (0,) among tensors of another rank); they stay inputs and get an empty gradient."""
+
     node_name = "CatBackward0"
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, skipped: tuple[bool, ...] = ()) -> None:
         self.dim = dim
+        self.skipped = skipped
 
     def forward(self, *xs: Any) -> Any:
-        self.sizes = [x.shape[self.dim] for x in xs]
-        return self.backend.concatenate(xs, axis=self.dim)
+        self.skipped = self.skipped or (False,) * len(xs)
+        kept = [x for x, skip in zip(xs, self.skipped) if not skip]
+        self.sizes = [x.shape[self.dim] for x in kept]
+        self.dtype = kept[0].dtype
+        # NOTE: C-contiguous, as PyTorch's (NumPy keeps the inputs' layout).
+        return self.backend.ascontiguousarray(self.backend.concatenate(kept, axis=self.dim))
 
     def backward(self, grad: Any) -> tuple[Any, ...]:
-        return tuple(grad.split(self.sizes, self.dim))
+        pieces = iter(grad.split(self.sizes, self.dim))
+        return tuple(self.wrap(self.backend.zeros((0,), self.dtype)) if skip else next(pieces)
+                     for skip in self.skipped)
 
 
 class Stack(Node):
@@ -255,7 +291,8 @@ class Stack(Node):
         self.dim = dim
 
     def forward(self, *xs: Any) -> Any:
-        return self.backend.stack(xs, axis=self.dim)
+        # NOTE: C-contiguous, as PyTorch's (NumPy keeps the inputs' layout).
+        return self.backend.ascontiguousarray(self.backend.stack(xs, axis=self.dim))
 
     def backward(self, grad: Any) -> tuple[Any, ...]:
         return tuple(grad.unbind(self.dim))

@@ -9,7 +9,8 @@ from typing import Any
 
 from ..autograd.node import Node
 from ..backends.composite import GELU_BETA, GELU_KAPPA, SQRT1_2
-from .elementwise import _quiet, _Unary, threshold_grad
+from .elementwise import _quiet, _Unary
+from .unary import threshold_grad
 
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
@@ -83,7 +84,7 @@ class LeakyRelu(_Unary):
     def grad_of(self, grad: Any, x: Any) -> Any:
         if self._raw:
             return self.backend.leaky_relu_backward(x, grad, self.slope)
-        # NOTE: the slope at x == 0 is negative_slope, as in PyTorch.
+        # NOTE: the slope at x == 0 and at NaN is negative_slope (x > 0 is false), as in PyTorch.
         return threshold_grad(self, grad, x, x > 0, self.slope, "LeakyReluBackwardBackward0")
 
 
@@ -100,9 +101,10 @@ class Elu(_Unary):
         return b.where(x > 0, x, self.alpha * b.expm1(b.minimum(x, 0)))
 
     def grad_of(self, grad: Any, x: Any) -> Any:
-        # NOTE: the slope at x == 0 is alpha, and the curvature there 0, as in PyTorch; exp sees
-        # min(x, 0) only, so the discarded branch never overflows.
-        return grad.where(x > 0, grad * self.alpha * x.where(x < 0, 0.0).exp())
+        # NOTE: the slope at x == 0 is alpha, and the curvature there 0, as in PyTorch; at NaN
+        # the gradient passes unscaled (PyTorch tests x <= 0, false for NaN); exp sees min(x, 0)
+        # only, so the discarded branch never overflows.
+        return (grad * self.alpha * x.where(x < 0, 0.0).exp()).where(x <= 0, grad)
 
 
 class Silu(_Unary):
@@ -329,7 +331,8 @@ class BinaryCrossEntropyWithLogits(Node):
         losses = (1 - y) * x - log_sig
         if weight is not None:
             losses = losses * weight
-        return _reduce(b, losses.astype(x.dtype, copy=False), self.reduction)
+        # NOTE: in the target's dtype, as PyTorch (which computes into 1 - target in place).
+        return _reduce(b, losses.astype(y.dtype, copy=False), self.reduction)
 
     def backward(self, grad: Any) -> tuple[Any, Any, None, None]:
         x, y, weight, pos_weight = self.saved_tensors
@@ -349,4 +352,5 @@ class BinaryCrossEntropyWithLogits(Node):
                 log_sig = -Softplus.apply(-x, beta=1.0, threshold=20.0)
                 gy = gy - (pos_weight - 1) * log_sig
             gy = gy * g
-        return gx, gy, None, None
+        return (None if gx is None else gx.to(x.dtype)), (None if gy is None else gy.to(y.dtype)), \
+            None, None

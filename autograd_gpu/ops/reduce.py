@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from .util import reduce_grad
 
@@ -162,8 +163,13 @@ class Prod(_Reduce):
 
     def backward(self, grad: Any) -> tuple[Any]:
         x, out, g = self.unpack(grad)
-        if not bool(self.backend.any(x._data == 0)):
+        zeros = int(self.backend.sum(x._data == 0))
+        if not zeros:
             return (g * out / x,)
+        if zeros > 1 and self.node_name == "ProdBackward0" and not is_grad_enabled():
+            # NOTE: as PyTorch's prod() without a dim (outside create_graph): two zeros make
+            # every gradient 0, whatever else (inf, NaN) the input holds.
+            return (x.new_zeros(x.shape),)
         # NOTE: with zeros, out / x is 0/0; use the product of the other elements instead.
         return (g * _prod_of_others(self, x, self.dims),)
 
@@ -209,9 +215,15 @@ class MaxMin(_Reduce):
 
     def backward(self, grad: Any) -> tuple[Any]:
         x, out, g = self.unpack(grad)
-        # NOTE: ties share the gradient equally, as in PyTorch's evenly_distribute_backward.
-        mask = (x == out).to(grad.dtype)
-        return (g * mask / mask.sum(self.dims, keepdim=True),)
+        if self.node_name in ("AmaxBackward0", "AminBackward0"):
+            # NOTE: as PyTorch's amax/amin: ties share the gradient equally; a NaN result
+            # matches no element, so its group's gradient is 0 / 0 (NaN) everywhere.
+            mask = (x == out).to(grad.dtype)
+            return (g * mask / mask.sum(self.dims, keepdim=True),)
+        # NOTE: max()/min() share it among the elements equal to the result, as PyTorch's
+        # evenly_distribute_backward, where a NaN result is shared among the NaN elements.
+        hit = (x == out) | (x.isnan() & out.isnan())
+        return ((g / hit.sum(self.dims, keepdim=True).to(g.dtype)).where(hit, 0.0),)
 
 
 class MaxMinDim(Node):

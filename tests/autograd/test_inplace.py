@@ -3,6 +3,7 @@ node names of in-place ops on non-leaves, ``__setitem__`` and in-place ops on vi
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -200,6 +201,26 @@ def test_inplace_saved_input_kept_exact(T: Any, dev: str) -> Any:
     h.pow_(2)
     h.sum().backward()
     return h, x.grad, w.grad
+
+
+def test_saved_output_of_inplace_op_is_the_tensor(device: str) -> None:
+    """``exp_`` saves its output, which is ``y`` itself: no copy is kept, and the saved value is
+    checked against ``y``'s version (a later write makes backward refuse, as in PyTorch)."""
+    x = ag.arange(1000, dtype=ag.float32, device=device).div(1000).requires_grad_()
+    y = x * 1
+    gc.collect()
+    before = ag.memory_allocated(device)
+    y.exp_()
+    gc.collect()
+    assert ag.memory_allocated(device) == before
+    y.sum().backward()
+    assert ag.allclose(x.grad, x.detach().exp())
+    z = x * 1
+    z.sigmoid_()
+    z[1:].mul_(2)
+    with pytest.raises(RuntimeError, match="output 0 of Sigmoid, is at version 2; expected "
+                                           "version 1"):
+        z.sum().backward()
 
 
 def test_error_names_line_of_inplace_op(device: str) -> None:

@@ -280,7 +280,7 @@ K = 0.7978845608028654  # sqrt(2 / pi)
 UNARY_REF: dict[str, tuple[Any, tuple[float, float]]] = {
     "neg": (lambda x: -x, (-3, 3)),
     "abs": (lambda x: cp.abs(x), (-3, 3)),
-    "sign": (lambda x: cp.sign(x), (-3, 3)),
+    "sign": (lambda x: cp.where(x != x, 0.0, cp.sign(x)), (-3, 3)),  # sign(nan) = 0, as torch
     "exp": (lambda x: cp.exp(x), (-3, 3)),
     "log": (lambda x: cp.log(x), (0.1, 4)),
     "log1p": (lambda x: cp.log1p(x), (-0.9, 3)),
@@ -321,13 +321,13 @@ GRAD_REF: dict[str, Any] = {
     "expm1": lambda s: s + 1, "sqrt": lambda s: 0.5 / s, "rsqrt": lambda s: -0.5 * s**3,
     "reciprocal": lambda s: -s * s, "sin": lambda s: cp.cos(s),
     "cos": lambda s: -cp.sin(s), "tanh": lambda s: 1 - s * s, "sigmoid": lambda s: s * (1 - s),
-    "relu": lambda s: (s > 0).astype(s.dtype),
+    "relu": lambda s: cp.where(s <= 0, 0.0, 1.0),  # passes at NaN: torch's threshold_backward
     "silu": lambda s: _sigmoid(s) * (1 + s * (1 - _sigmoid(s))),
     "gelu": _gelu_grad, "gelu_tanh": _gelu_tanh_grad,
     "erf": lambda s: 2 / math.sqrt(math.pi) * cp.exp(-s * s),
     "floor": lambda s: cp.zeros_like(s),
     "leaky_relu": lambda s: cp.where(s > 0, 1.0, 0.1),
-    "elu": lambda s: cp.where(s > 0, 1.0, 0.7 * cp.exp(s)),
+    "elu": lambda s: cp.where(s <= 0, 0.7 * cp.exp(s), 1.0),
 }
 
 
@@ -357,6 +357,45 @@ def test_unary_backward_matches_cupy(op: str, dtype: str) -> None:
         grad = _make(shape, dtype, "contiguous", seed=2)
         want = grad.astype(np.float64) * GRAD_REF[op](saved.astype(np.float64))
         _close(ck.unary_backward(op, saved, grad, PARAM.get(op, 0.0)), want, dtype, scale=4)
+
+
+def _torch_unary(op: str) -> Any:
+    """PyTorch's function for kernel op ``op`` (with the parameters of ``PARAM``)."""
+    import torch
+    import torch.nn.functional as F
+
+    special = {"relu": torch.relu, "silu": F.silu, "gelu": F.gelu,
+               "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+               "leaky_relu": lambda x: F.leaky_relu(x, PARAM["leaky_relu"]),
+               "elu": lambda x: F.elu(x, PARAM["elu"])}
+    return special.get(op) or getattr(torch, op)
+
+
+SPECIALS = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -30.0]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ck.UNARY_OPS)
+def test_unary_and_backward_at_nan_inf_and_signed_zero_match_torch(op: str, dtype: str) -> None:
+    # NOTE: PyTorch is the yardstick: sign(nan) = sign(-0.0) = +0, relu's gradient passes at NaN,
+    # elu's is unscaled there; every other op must carry NaN and inf as PyTorch does.
+    import torch
+
+    x = torch.tensor(SPECIALS, dtype=getattr(torch, dtype), requires_grad=True)
+    out = _torch_unary(op)(x)
+    (want_grad,) = torch.autograd.grad(out.sum(), x, allow_unused=True)
+    want, param = out.detach().numpy(), PARAM.get(op, 0.0)
+    xs = cp.asarray(np.array(SPECIALS, dtype))
+    got = _host(ck.unary(op, xs, param))
+    if op == "gelu" and dtype == "float32":  # NOTE: torch's float32 vector path: gelu(inf) nan
+        want = _torch_unary(op)(x.detach().double()).float().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, equal_nan=True)
+    assert np.array_equal(np.signbit(got[want == 0]), np.signbit(want[want == 0])), (got, want)
+    saved = xs if ck.UNARY_BACKWARD_OPS[op] == "x" else cp.asarray(want)
+    got_grad = _host(ck.unary_backward(op, saved, cp.ones_like(xs), param))
+    want_g = np.zeros_like(want) if want_grad is None else want_grad.numpy()
+    np.testing.assert_allclose(got_grad, want_g, rtol=1e-6, atol=1e-7, equal_nan=True)
 
 
 BINARY_REF: dict[str, Any] = {
@@ -609,6 +648,12 @@ def test_softmax_forward_and_backward_match_cupy(log: bool, dtype: str) -> None:
     got = cp.asnumpy(fwd(rows, 1))
     assert np.allclose(got[0], [-np.inf, 0.0, -np.inf] if log else [0.0, 1.0, 0.0])
     assert np.isnan(got[1]).all()  # a row of -inf gives NaN, as torch
+    # NOTE: as torch (which sums exp(x - max)): a row holding +inf, or NaN, is NaN throughout
+    for row in ([0.0, np.inf, -1.0], [np.inf, np.inf, 0.0], [np.inf, -np.inf, 1.0],
+                [1.0, np.nan, 2.0]):
+        for axis, x in ((1, cp.asarray(np.array([row] * 33, dtype))),
+                        (0, cp.asarray(np.array([row] * 33, dtype).T.copy()))):
+            assert np.isnan(cp.asnumpy(fwd(x, axis))).all(), (row, axis)
 
 
 def _ce_ref(logits: Any, target: np.ndarray, ignore: int) -> tuple[np.ndarray, np.ndarray]:
@@ -650,3 +695,23 @@ def test_cross_entropy_with_ignored_rows_matches_reference(dtype: str) -> None:
             assert got.shape == (n, c) and got.dtype == np.dtype(dtype)
             np.testing.assert_allclose(_host(got), want, rtol=RTOL[dtype] * 4,
                                        atol=ATOL[dtype] * 4)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cross_entropy_at_nan_and_inf_matches_torch(dtype: str) -> None:
+    import torch
+
+    rows = [[0.0, np.inf, 1.0], [0.0, -np.inf, 1.0], [np.nan, 0.0, 1.0], [2.0, -np.inf, -np.inf],
+            [np.inf, np.inf, 0.0]]
+    target = [0, 1, 2, 1, 2]
+    x = torch.tensor(rows, dtype=getattr(torch, dtype), requires_grad=True)
+    want = torch.nn.functional.cross_entropy(x, torch.tensor(target), reduction="none")
+    (want_grad,) = torch.autograd.grad(want.sum(), x)
+    logits, t = cp.asarray(np.array(rows, dtype)), cp.asarray(np.array(target))
+    loss, lse = ck.cross_entropy(logits, t, ignore_index=-100)
+    got_grad = ck.cross_entropy_backward(logits, t, lse, cp.ones_like(loss), -100)
+    np.testing.assert_allclose(_host(loss), want.detach().double().numpy(), rtol=1e-6,
+                               equal_nan=True)
+    np.testing.assert_allclose(_host(got_grad), want_grad.double().numpy(), rtol=1e-6,
+                               atol=1e-7, equal_nan=True)

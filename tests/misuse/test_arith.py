@@ -251,4 +251,123 @@ def _clone_write(T: Any, dev: str) -> Any:
     return y
 
 
+def _signed(out: Any) -> Any:
+    """``out`` and ``1 / out``: the second tells -0.0 (-inf) from +0.0 (inf)."""
+    return out, 1 / out
+
+
+def _grad_fn_type(T: Any, dev: str, fn: Callable[[Any, Any], Any]) -> Any:
+    """``type(grad_fn).__name__`` and ``grad_fn.name()`` of ``fn(T, x)``: the same, PyTorch's."""
+    out = fn(T, T.tensor([1.5, -2.0], requires_grad=True, device=dev))
+    return type(out.grad_fn).__name__, out.grad_fn.name()
+
+
+def _asarray_of_leaf(**kw: Any) -> Case:
+    """``asarray`` of a leaf that requires grad, ``requires_grad`` given (no warning): the
+    result's value, requires_grad, leafness, and whether it is the leaf itself."""
+
+    def case(T: Any, dev: str) -> Any:
+        t = T.ones(2, requires_grad=True, device=dev)
+        r = T.asarray(t, **kw)
+        return r.detach(), r.requires_grad, r.is_leaf, r is t, t.requires_grad, repr(r.dtype)
+
+    return case
+
+
+CASES.update({
+    # operands that are neither tensors nor numbers: Python's or PyTorch's TypeError
+    "add_operator_str": lambda T, dev: T.ones(2, device=dev) + "a",
+    "radd_operator_str": lambda T, dev: "a" + T.ones(2, device=dev),
+    "floordiv_operator_str": lambda T, dev: T.ones(2, device=dev) // "a",
+    "mod_operator_none": lambda T, dev: T.ones(2, device=dev) % None,
+    "pow_operator_str": lambda T, dev: T.ones(2, device=dev) ** "a",
+    "truediv_operator_str": lambda T, dev: T.ones(2, device=dev) / "a",
+    "sub_operator_str": lambda T, dev: T.ones(2, device=dev) - "a",
+    "radd_operator_list": lambda T, dev: [1] + T.ones(1, device=dev),
+    "add_fn_str": lambda T, dev: T.add(T.ones(2, device=dev), "a"),
+    "mul_fn_str_first": lambda T, dev: T.mul("a", T.ones(2, device=dev)),
+    "div_fn_none": lambda T, dev: T.div(T.ones(2, device=dev), None),
+    "pow_fn_str": lambda T, dev: T.pow(T.ones(2, device=dev), "a"),
+    "remainder_fn_str": lambda T, dev: T.remainder(T.tensor([5], device=dev), "a"),
+    "floor_divide_fn_str_first": lambda T, dev: T.floor_divide("a", T.tensor([5], device=dev)),
+    "maximum_scalar_first": lambda T, dev: T.maximum(2.0, T.tensor([1.0], device=dev)),
+    "minimum_scalar_first": lambda T, dev: T.minimum(2.0, T.tensor([1.0], device=dev)),
+    # two numbers: a 0-d tensor where PyTorch makes one, its TypeError where it has no overload
+    "floor_divide_scalar_first": lambda T, dev: _out(T.floor_divide(5, T.tensor([2], device=dev))),
+    "floor_divide_two_ints": lambda T, dev: _out(T.floor_divide(5, 2)),
+    "floor_divide_two_floats": lambda T, dev: _out(T.floor_divide(5.5, 2)),
+    "floor_divide_two_bools": lambda T, dev: T.floor_divide(True, False),
+    "remainder_two_ints": lambda T, dev: T.remainder(5, 2),
+    "remainder_scalar_first": lambda T, dev: _out(T.remainder(5, T.tensor([2.0], device=dev))),
+    "pow_two_ints": lambda T, dev: T.pow(5, 2),
+    "add_two_numbers": lambda T, dev: _out(T.add(2, 3.5)),
+    "mul_two_ints": lambda T, dev: _out(T.mul(2, 3)),
+    "div_two_ints": lambda T, dev: _out(T.div(5, 2)),
+    "div_floor_two_ints": lambda T, dev: _out(T.div(5, 2, rounding_mode="floor")),
+    "sub_bool_number": lambda T, dev: T.sub(True, 1),
+    # a float remainder's zero has the dividend's sign (NumPy's has the divisor's)
+    "remainder_zero_sign": lambda T, dev: _signed(
+        T.tensor([-4.0, 4.0, -0.0, 0.0, -3.0], device=dev) % 2),
+    "remainder_zero_sign_negative_divisor": lambda T, dev: _signed(
+        T.tensor([4.0, -4.0, 0.0, 3.0], device=dev) % -2.0),
+    "remainder_zero_sign_tensor": lambda T, dev: _signed(T.remainder(
+        T.tensor([-4.0, 4.0, -6.0], dtype=T.float64, device=dev),
+        T.tensor([2.0, -2.0, -3.0], dtype=T.float64, device=dev))),
+    "rremainder_zero_sign": lambda T, dev: _signed(-4.0 % T.tensor([2.0, -2.0], device=dev)),
+    "remainder_inf": lambda T, dev: T.tensor([1.0, -1.0, float("inf"), 5.0], device=dev) % T.tensor(
+        [float("inf"), float("inf"), 2.0, -float("inf")], device=dev),
+    "sign_nan_and_negative_zero": lambda T, dev: _signed(
+        T.sign(T.tensor([float("nan"), -0.0, 0.0, -3.0], device=dev))),
+    "pow_half_at_minus_inf": lambda T, dev: T.tensor([-float("inf"), -0.0], device=dev) ** 0.5,
+    "pow_minus_half_at_minus_zero": lambda T, dev: T.tensor([-float("inf"), -0.0],
+                                                            device=dev) ** -0.5,
+    # asarray of a tensor that requires grad, requires_grad given (PyTorch 2.13)
+    "asarray_requires_grad_false_leaf": _asarray_of_leaf(requires_grad=False),
+    "asarray_requires_grad_true": _asarray_of_leaf(requires_grad=True),
+    "asarray_f64_requires_grad_false": lambda T, dev: _asarray_of_leaf(
+        dtype=T.float64, requires_grad=False)(T, dev),
+    "asarray_int_requires_grad_false": lambda T, dev: _asarray_of_leaf(
+        dtype=T.int64, requires_grad=False)(T, dev),
+    "asarray_int_requires_grad_true": lambda T, dev: T.asarray(
+        T.ones(2, device=dev).requires_grad_(True) * 1, dtype=T.int64, requires_grad=True),
+    "asarray_alias_refused": lambda T, dev: T.asarray(T.ones(2, device=dev), dtype=T.float64,
+                                                      copy=False),
+    "asarray_nonleaf_requires_grad_false": lambda T, dev: (lambda t: (
+        lambda r: (r.requires_grad, r.is_leaf, r is t))(T.asarray(t, requires_grad=False)))(
+        T.ones(2, requires_grad=True, device=dev) * 2),
+    "asarray_list_requires_grad": lambda T, dev: T.asarray([1.0, 2.0], device=dev,
+                                                           requires_grad=True).requires_grad,
+    "asarray_int_list_requires_grad": lambda T, dev: T.asarray([1, 2], device=dev,
+                                                               requires_grad=True),
+    # type(grad_fn).__name__ is PyTorch's node name, as grad_fn.name()
+    "grad_fn_type_mul": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x * 2),
+    "grad_fn_type_pow": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x ** 2),
+    "grad_fn_type_pow_tensor": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x ** x),
+    "grad_fn_type_rpow": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: 2 ** x),
+    "grad_fn_type_sum": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.sum()),
+    "grad_fn_type_max": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.max()),
+    "grad_fn_type_amax": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.amax()),
+    "grad_fn_type_relu": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: T.relu(x)),
+    "grad_fn_type_remainder": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x % 2),
+    "grad_fn_type_floor_divide": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x // 2),
+    "grad_fn_type_copy_": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: (x * 1).copy_(x)),
+    "grad_fn_type_add_": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: (x * 1).add_(1)),
+    "grad_fn_type_slice": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x[1:]),
+    "grad_fn_type_expand": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.expand(2, 2)),
+    "grad_fn_type_clamp": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.clamp(0, 1)),
+    "grad_fn_type_sign": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.sign()),
+    "grad_fn_type_to": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.double()),
+    "grad_fn_type_mean": lambda T, dev: _grad_fn_type(T, dev, lambda T, x: x.mean()),
+    "grad_fn_type_gelu": lambda T, dev: _grad_fn_type(T, dev,
+                                                      lambda T, x: T.nn.functional.gelu(x)),
+    "grad_fn_type_relu_double_backward": lambda T, dev: (lambda x: (lambda g: (
+        type(g.grad_fn).__name__, g.grad_fn.name()))(T.autograd.grad(
+            T.relu(x).sum(), x, create_graph=True)[0]))(
+        T.tensor([1.0, -1.0], requires_grad=True, device=dev)),
+    "grad_fn_type_next_functions": lambda T, dev: (lambda x: [
+        type(n).__name__ for n, _ in (x.exp() * 2).grad_fn.next_functions if n is not None])(
+        T.tensor([1.0], requires_grad=True, device=dev)),
+})
+
+
 test_misuse = catalogue_test(CASES)

@@ -1,7 +1,9 @@
 """Misuse catalogue: ops with an index argument. ``gather`` (legal index shapes smaller than the
 input, and every refusal: dtype, rank, size, values, dim), ``index_select``, ``masked_fill`` and
 ``masked_fill_``, ``where``, and ``t[key]`` / ``t[key] = value`` (several Ellipses, integers
-out of range, 0-d tensors, index dtypes, masks, broadcasting).
+out of range, 0-d tensors, index dtypes, masks, broadcasting); indices out of range where the
+result is empty; ints among index arrays; argument positions of the method forms; and ``~`` /
+``bitwise_not`` (the rest of ``compare.py``'s entry points).
 
 Where torch runs, the program returns values (and gradients) that must match; a program that
 reads gradients runs in float64. Keys whose outcome in PyTorch depends on reading past the end
@@ -314,6 +316,190 @@ SETITEM: dict[str, Case] = {
     "set_mask_wrong_size": lambda T, dev: _set(_x(T, dev, 2, 3, 4), _m(T, dev, [True] * 3), 1.0),
 }
 
-CASES: dict[str, Case] = {**GATHER, **INDEX_SELECT, **MASKED_FILL, **WHERE, **GETITEM, **SETITEM}
+E0 = []  # an empty index
+
+
+def _names(node: Any) -> list[str]:
+    """The graph below ``node``, depth first, by node name."""
+    if node is None:
+        return []
+    names = [node.name().replace("torch::autograd::", "")]
+    for child, _ in node.next_functions:
+        names += _names(child)
+    return names
+
+
+def _i3(T: Any, dev: str, *values: Any) -> tuple[Any, ...]:
+    """Index tensors of ``values`` (a bool list is a mask)."""
+    return tuple(_m(T, dev, v) if v and isinstance(v[0], bool) else _i(T, dev, v) for v in values)
+
+
+# PyTorch's index kernel reads no entry when the result is empty (nor checks one); an index array
+# over a dimension of size 0 is refused unless the index arrays broadcast to an empty shape.
+EMPTY: dict[str, Case] = {
+    # the reported case
+    "get_oob_empty_result": lambda T, dev: _get(T, dev, lambda T, dev: _i(T, dev, [0, 2]), (1, 0)),
+    "get_oob_empty_other_dim": lambda T, dev: _get(
+        T, dev, lambda T, dev: (slice(None), _i(T, dev, [5])), (0, 3)),
+    "get_oob_empty_broadcast": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, E0, [5]), (2, 3)),
+    "get_oob_empty_slice": lambda T, dev: _get(
+        T, dev, lambda T, dev: (_i(T, dev, [5]), slice(0, 0)), (2, 3)),
+    "get_oob_empty_slice_first": lambda T, dev: _get(
+        T, dev, lambda T, dev: (slice(0, 0), _i(T, dev, [5])), (2, 3)),
+    "get_oob_empty_two_arrays_apart": lambda T, dev: _get(
+        T, dev, lambda T, dev: (_i(T, dev, [5]), slice(None), _i(T, dev, [0])), (2, 0, 3)),
+    "get_oob_empty_mask_and_array": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [True, False, True]) + (slice(None), _i(T, dev, [5])),
+        (3, 0, 2)),
+    "get_oob_empty_negative": lambda T, dev: _get(T, dev, lambda T, dev: _i(T, dev, [-3]), (1, 0)),
+    "get_oob_empty_grad": lambda T, dev: _grads(
+        T, (x := _x(T, dev, 1, 0, grad=True))[_i(T, dev, [0, 2])], x),
+    "get_empty_index_of_empty_dim": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i(T, dev, E0), (0,)),
+    "get_empty_dim_empty_broadcast": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [5], E0), (0, 3)),
+    "get_empty_dim_refused": lambda T, dev: _get(
+        T, dev, lambda T, dev: (slice(None), _i(T, dev, [3])), (2, 0)),
+    "get_empty_dim_refused_in_range": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [1], [3]), (2, 0)),
+    "get_empty_dim_before_range_check": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [5], [3]), (2, 0)),
+    "get_empty_dim_mask_refused": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [True, False, True], [5]), (3, 0)),
+    "get_empty_dim_empty_mask": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [False, False, False], [5]), (3, 0)),
+    "get_empty_dim_slice_refused": lambda T, dev: _get(
+        T, dev, lambda T, dev: (slice(None), slice(None), _i(T, dev, [1])), (0, 2, 0)),
+    # the entry reported is the first one read: the first position of the broadcast index
+    # shape where an array is out of range, and there the first such array
+    "get_oob_first_read": lambda T, dev: _get(
+        T, dev, lambda T, dev: (_i(T, dev, [[-1, 1]]), _i(T, dev, [-5, 5])), (1, 2)),
+    "get_oob_first_read_three": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [-1, -3], [3], [-5, -4]), (1, 2, 3)),
+    "set_oob_empty_result": lambda T, dev: _set(_x(T, dev, 1, 0), _i(T, dev, [0, 2]), 1.0),
+    "set_oob_empty_broadcast": lambda T, dev: _set(_x(T, dev, 2, 3), _i3(T, dev, E0, [5]), 1.0),
+    "set_oob_empty_tensor_value": lambda T, dev: _set(_x(T, dev, 1, 0), _i(T, dev, [5]),
+                                                      T.zeros(1, 0, device=dev)),
+    "set_oob_empty_value_mismatch": lambda T, dev: _set(_x(T, dev, 1, 0), _i(T, dev, [5]),
+                                                        T.zeros(2, device=dev)),
+    "set_oob_empty_grad": lambda T, dev: _set_grad(
+        T, dev, (_i(T, dev, [5]), slice(0, 0)), T.tensor(2.0, dtype=T.float64, device=dev)),
+    "set_empty_dim_refused": lambda T, dev: _set(
+        _x(T, dev, 2, 0), (slice(None), _i(T, dev, [3])), 1.0),
+    "set_oob_first_read": lambda T, dev: _set(_x(T, dev, 2, 3), _i3(T, dev, [1, 2], [-4, -3]),
+                                              1.0),
+    # index_select on the CPU: dim 1 and an empty input report with another message
+    "index_select_empty_input_oob": lambda T, dev: _select(T, dev, (1, 0), 0, [5]),
+    "index_select_empty_input_negative": lambda T, dev: _select(T, dev, (3, 0, 2), 0, [0, -2, 1]),
+    "index_select_empty_input_ok": lambda T, dev: _select(T, dev, (3, 0, 2), 2, [1, 0]),
+    "index_select_empty_input_dim_0": lambda T, dev: _select(T, dev, (3, 0, 2), 1, [0]),
+    "index_select_dim1_oob": lambda T, dev: _select(T, dev, (2, 2), 1, [0, 7, -1]),
+    "index_select_dim_minus1_oob": lambda T, dev: _select(T, dev, (2, 3), -1, [3]),
+    "index_select_dim2_oob": lambda T, dev: _select(T, dev, (2, 2, 2), 2, [2]),
+    "index_select_1d_empty_oob": lambda T, dev: T.index_select(
+        T.zeros(0, device=dev), 0, _i(T, dev, [0])),
+}
+
+# An int, a slice or None among index arrays applies first, as a view (PyTorch's walk): NumPy
+# would treat the int as one more index array and move the result's dimensions.
+MIXED: dict[str, Case] = {
+    "get_int_slice_array": lambda T, dev: _grads(
+        T, (x := _x(T, dev, 2, 3, 3, grad=True))[0, :, _i(T, dev, [2, 0, 1])], x),
+    "get_array_slice_int": lambda T, dev: _grads(
+        T, (x := _x(T, dev, 3, 3, 2, grad=True))[_i(T, dev, [2, 0, 1]), :, 1], x),
+    "get_array_int_array": lambda T, dev: _get(
+        T, dev, lambda T, dev: (_i(T, dev, [1, 0]), 2, _i(T, dev, [3, 3]))),
+    "get_int_slice_array_graph": lambda T, dev: _names(
+        _x(T, dev, 2, 3, 4, grad=True)[0, 1:, _i(T, dev, [0, 1])].grad_fn),
+    "get_true_array_graph": lambda T, dev: _names(
+        _x(T, dev, 2, 3, 4, grad=True)[True, _i(T, dev, [0, 1])].grad_fn),
+    "get_none_between_arrays": lambda T, dev: _get(
+        T, dev, lambda T, dev: (_i(T, dev, [1, 0]), None, _i(T, dev, [2, 2]))),
+    "set_int_slice_array": lambda T, dev: _set(
+        _x(T, dev, 2, 3, 3), (0, slice(None), _i(T, dev, [2, 0, 1])),
+        T.arange(9.0, device=dev).reshape(3, 3)),
+    "set_int_slice_array_grad": lambda T, dev: _set_grad(
+        T, dev, (1, slice(None), _i(T, dev, [3, 0])),
+        T.arange(6.0, dtype=T.float64, device=dev).reshape(3, 2)),
+    "set_int_slice_array_grad_fn": lambda T, dev: [
+        (lambda y: (y.__setitem__(k, 1.0), y.grad_fn.name())[1])(_x(T, dev, 2, 3, grad=True) * 1)
+        for k in ((_i(T, dev, [1]),), (slice(None), _i(T, dev, [1])),
+                  (slice(1, None), _i(T, dev, [1])), (_i(T, dev, [1]), 0))],
+    # mask checks see the view the walk made
+    "get_mask_after_slice": lambda T, dev: _get(
+        T, dev, lambda T, dev: _i3(T, dev, [True, True], [True, True]) + (slice(1, None),),
+        (2, 1, 2)),
+    "get_mask_after_true": lambda T, dev: _get(
+        T, dev, lambda T, dev: (_m(T, dev, [False, True]), True, slice(1, None)), (3, 3, 3)),
+    # PyTorch drops every leading size-1 dim of the value
+    "set_value_leading_ones_dropped": lambda T, dev: _set(
+        _x(T, dev, 2, 3), (Ellipsis, None), T.ones(1, 1, 3, device=dev)),
+    "set_adv_value_leading_ones_dropped": lambda T, dev: _set(
+        _x(T, dev, 2, 3), _i(T, dev, [0, 1]), T.ones(1, 1, 1, 3, device=dev)),
+}
+
+# The argument parser counts positions without self in a method call.
+METHODS: dict[str, Case] = {
+    "gather_method_index_list": lambda T, dev: _x(T, dev, 2, 3).gather(0, [[0]]),
+    "gather_method_dim_float": lambda T, dev: _x(T, dev, 2, 3).gather(0.5, _i(T, dev, [[0]])),
+    "gather_dim_bool": lambda T, dev: T.gather(_x(T, dev, 2, 3), True, _i(T, dev, [[0]])),
+    "gather_dim_0d_tensor": lambda T, dev: _x(T, dev, 2, 3).gather(
+        T.tensor(1), _i(T, dev, [[0]])),
+    "gather_dim_float_tensor": lambda T, dev: _x(T, dev, 2, 3).gather(
+        T.tensor(1.0), _i(T, dev, [[0]])),
+    "index_select_method_index_list": lambda T, dev: _x(T, dev, 2, 3).index_select(0, [0]),
+    "index_select_method_dim_str": lambda T, dev: _x(T, dev, 2, 3).index_select(
+        "a", _i(T, dev, [0])),
+    "index_select_dim_none": lambda T, dev: T.index_select(_x(T, dev, 2, 3), None,
+                                                           _i(T, dev, [0])),
+    "index_select_dim_type_before_index": lambda T, dev: _x(T, dev, 2, 3).index_select(
+        None, [0]),
+    "masked_fill_method_str": lambda T, dev: _x(T, dev, 2, 3).masked_fill(
+        _m(T, dev, MASK), "a"),
+    "masked_fill_method_mask_list": lambda T, dev: _x(T, dev, 2, 3).masked_fill(MASK, 1.0),
+    "masked_fill__method_none": lambda T, dev: _x(T, dev, 2, 3).masked_fill_(
+        _m(T, dev, MASK), None),
+    "where_method_str": lambda T, dev: _x(T, dev, 2, 3).where(_m(T, dev, MASK), "a"),
+    "where_method_cond_list": lambda T, dev: _x(T, dev, 2, 3).where(MASK, 1.0),
+    "index_select_0d_grad_fn": lambda T, dev: [
+        T.tensor(5.0, device=dev, requires_grad=True).index_select(0, _i(T, dev, k)).grad_fn
+        .name() for k in ([0], 0)],
+    "index_select_0d_grad": lambda T, dev: _grads(
+        T, T.index_select(x := T.tensor(5.0, dtype=T.float64, device=dev, requires_grad=True),
+                          0, _i(T, dev, [0])), x),
+}
+
+
+def _kernel_error(fn: Any) -> Any:
+    """The error ``fn()`` raises, as (type, message) with the kernel's device suffix dropped
+    (``"bitwise_not_cuda"`` on CUDA): the oracle runs on the CPU."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e).replace("_cuda\"", "_cpu\"")
+    return None
+
+
+BITWISE: dict[str, Case] = {
+    "invert_float": lambda T, dev: ~_x(T, dev, 2),
+    "invert_float_0d": lambda T, dev: ~T.tensor(1.0, device=dev),
+    "invert_half": lambda T, dev: ~T.ones(2, dtype=T.float16, device=dev),
+    "invert_int": lambda T, dev: ~_i(T, dev, [0, 5, -3]),
+    "invert_uint8": lambda T, dev: ~_i(T, dev, [0, 5], "uint8"),
+    "invert_bool": lambda T, dev: ~_m(T, dev, [True, False]),
+    "bitwise_not_float": lambda T, dev: _kernel_error(lambda: T.bitwise_not(_x(T, dev, 2))),
+    "bitwise_not_double_method": lambda T, dev: _kernel_error(
+        lambda: T.ones(2, dtype=T.float64, device=dev).bitwise_not()),
+    "bitwise_not__float": lambda T, dev: _kernel_error(lambda: _x(T, dev, 2).bitwise_not_()),
+    "bitwise_not_int8": lambda T, dev: T.bitwise_not(_i(T, dev, [1, 0], "int8")),
+    "bitwise_not_bool_method": lambda T, dev: _m(T, dev, [True, False]).bitwise_not(),
+    "bitwise_not__int": lambda T, dev: _i(T, dev, [1, 0]).bitwise_not_(),
+    "bitwise_not_list": lambda T, dev: T.bitwise_not([1]),
+    "bitwise_not_int_arg": lambda T, dev: T.bitwise_not(1),
+}
+
+CASES: dict[str, Case] = {**GATHER, **INDEX_SELECT, **MASKED_FILL, **WHERE, **GETITEM, **SETITEM,
+                          **EMPTY, **MIXED, **METHODS, **BITWISE}
 
 test_misuse = catalogue_test(CASES)

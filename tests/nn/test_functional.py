@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 import autograd_gpu as ag
 from tests.autograd._util import both, same_error
@@ -221,3 +222,38 @@ def test_pad_and_linear_gradcheck(device: str) -> None:
     assert ag.autograd.gradcheck(lambda a: F.pad(a, (1, -1, 2, 0), value=3.0), (x,))
     assert ag.autograd.gradcheck(lambda a, c, d: F.linear(a, c, d), (x, w, b))
     assert ag.autograd.gradgradcheck(lambda a, c, d: F.linear(a, c, d).pow(2), (x, w, b))
+
+
+# PyTorch's normalisations name the device in their dtype errors ("mixed dtype (CPU): ..."); on
+# CUDA ours says "(CUDA)". Compared with the CPU oracle after that one substitution.
+MIXED_DTYPE = {
+    "layer_norm_f64_input_f32_weight": lambda T, d: _F(T).layer_norm(
+        T.ones(2, 2, dtype=T.float64, device=d), (2,), T.ones(2, device=d)),
+    "layer_norm_f32_input_f64_weight": lambda T, d: _F(T).layer_norm(
+        T.ones(2, 2, device=d), (2,), T.ones(2, dtype=T.float64, device=d)),
+    "layer_norm_f16_input_f32_weight_f16_bias": lambda T, d: _F(T).layer_norm(
+        T.ones(2, 2, dtype=T.float16, device=d), (2,), T.ones(2, device=d),
+        T.ones(2, dtype=T.float16, device=d)),
+    "layer_norm_dtype_before_shape": lambda T, d: _F(T).layer_norm(
+        T.ones(2, 2, dtype=T.float64, device=d), (3,), T.ones(3, device=d)),
+    "layer_norm_bias_dtype": lambda T, d: _F(T).layer_norm(
+        T.ones(2, 2, dtype=T.float64, device=d), (2,), T.ones(2, dtype=T.float64, device=d),
+        T.ones(2, device=d)),
+    "batch_norm_running_dtype": lambda T, d: _F(T).batch_norm(
+        T.ones(2, 2, dtype=T.float64, device=d), T.zeros(2, device=d), T.ones(2, device=d)),
+    "batch_norm_weight_dtype": lambda T, d: _F(T).batch_norm(
+        T.ones(2, 2, device=d), None, None, T.ones(2, dtype=T.float64, device=d),
+        training=True),
+    "batch_norm_count_before_dtype": lambda T, d: _F(T).batch_norm(
+        T.ones(2, 2, dtype=T.float64, device=d), T.zeros(3, device=d), T.ones(2, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXED_DTYPE))
+def test_normalisation_dtype_errors_match_torch(name: str, device: str) -> None:
+    fn = MIXED_DTYPE[name]
+    with pytest.raises(RuntimeError) as theirs:
+        fn(torch, "cpu")
+    with pytest.raises(RuntimeError) as ours:
+        fn(ag, device)
+    assert str(ours.value).replace("(CUDA)", "(CPU)") == str(theirs.value).split("\n")[0]
