@@ -11,11 +11,13 @@ import builtins
 import math
 import operator
 import warnings
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from . import dtypes
+from .backends.composite import inverse_perm
 from .autograd.node import user_stacklevel
 from .device import CPU, as_device, device
+from .functions.checks import checked_scalar
 from .tensor import _WARNED_ONCE, Tensor
 
 __all__ = ["arange", "as_tensor", "asarray", "empty", "empty_like", "eye", "from_dlpack",
@@ -128,33 +130,22 @@ def _scalar(v: Any, dt: dtypes.dtype) -> Any:
         v = v.item()
     elif hasattr(v, "item") and not isinstance(v, (int, _float)):
         v = v.item()  # NumPy scalar
-    if isinstance(v, int) and not isinstance(v, bool) and not _INT64_MIN <= v <= _INT64_MAX:
-        raise ValueError("Overflow when unpacking long long")
     if dt is dtypes.bool:
         return builtins.bool(v)
-    if dt.is_floating_point:
+    if dt.is_floating_point:  # NOTE: any Python int converts (float32 takes 2**128 as inf)
         if not isinstance(v, (int, _float)):
             raise TypeError(f"must be real number, not {type(v).__name__}")
         return _float(v)
+    if isinstance(v, int) and not isinstance(v, bool) and not _INT64_MIN <= v <= _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
     return _to_int(v, dt)
 
 
 def _to_int(v: Any, dt: dtypes.dtype) -> int:
-    lo, hi = dtypes.int_bounds(dt)
-    if isinstance(v, _float):
-        if not math.isfinite(v) or not lo <= v <= hi:
-            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
-        return int(v)
-    if not isinstance(v, int):
+    if not isinstance(v, (int, _float)):
         raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
-    if not dt.is_signed:
-        # NOTE: PyTorch wraps negative ints into unsigned types if their magnitude fits.
-        if not -hi <= v <= hi:
-            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
-        return v & hi
-    if not lo <= v <= hi:
-        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
-    return int(v)
+    # NOTE: torch.tensor names the dtype (int8) where the other conversions name a C type.
+    return checked_scalar(v, dt, type_name=dt.name)  # type: ignore[no-any-return]
 
 
 def _plain_row(x: Any, dt: dtypes.dtype) -> bool:
@@ -450,13 +441,28 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: dtypes.dtype | None = N
             fill_value = _float(fill_value)
     dt = dtype or dtypes.scalar_type(fill_value)
     dev = as_device(device)
-    if dt.category == 1 and isinstance(fill_value, int) and not isinstance(fill_value, bool):
-        fill_value = _to_int(fill_value, dt)
-    elif dt.category == 1 and isinstance(fill_value, _float):
-        lo, hi = dtypes.int_bounds(dt)
-        if not (math.isfinite(fill_value) and lo <= fill_value <= hi):
-            raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    if isinstance(fill_value, (int, _float)):
+        # NOTE: PyTorch fills one element without checking float16's range
+        fill_value = checked_scalar(fill_value, dt, check_half=math.prod(shape) != 1)
     return finish(dev.backend.full(shape, fill_value, dtype=dt.name), dev, requires_grad)
+
+
+def like_layout(input: Tensor, make: Callable[[tuple[int, ...]], Tensor]) -> Tensor:  # noqa: A002
+    """``make(shape)``, a new tensor of ``input``'s shape, laid out as PyTorch lays out the
+    ``*_like`` factories' results (``preserve_format``: a transposed input gives a transposed
+    result, see ``backend.like_order``): made in the permuted shape, then transposed back."""
+    order = None if input._level else input.backend.like_order(input._data)
+    if order is not None:
+        from .func._batched import LEVELS  # NOTE: late: func sits above this layer
+
+        if LEVELS.stack:  # NOTE: under vmap a draw may gain batch dims; the layout is moot
+            order = None
+    if order is None:
+        return make(tuple(input.shape))
+    outer = order[::-1]
+    t = make(tuple(input.shape[d] for d in outer))
+    t._data = t.backend.transpose(t._data, inverse_perm(outer))
+    return t
 
 
 def _like(input: Tensor, dtype: Any, device: Any) -> tuple[dtypes.dtype, device]:  # noqa: A002
@@ -468,30 +474,29 @@ def zeros_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any 
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Zeros with the shape of ``input`` (and its dtype and device unless given)."""
     dt, dev = _like(input, dtype, device)
-    return zeros(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return like_layout(input, lambda s: zeros(s, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def ones_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones with the shape of ``input`` (and its dtype and device unless given)."""
     dt, dev = _like(input, dtype, device)
-    return ones(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return like_layout(input, lambda s: ones(s, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def empty_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """An uninitialised tensor with the shape of ``input`` (and its dtype and device)."""
     dt, dev = _like(input, dtype, device)
-    return empty(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return like_layout(input, lambda s: empty(s, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = None,  # noqa: A002
               device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """``fill_value`` in the shape, dtype and device of ``input`` (``full_like(ints, 2.7)`` is 2)."""
     dt, dev = _like(input, dtype, device)
-    if dt.category == 1 and isinstance(fill_value, _float):
-        fill_value = int(fill_value)
-    return full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return like_layout(input, lambda s: full(s, fill_value, dtype=dt, device=dev,
+                                             requires_grad=requires_grad))
 
 
 # ---- ranges --------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import secrets
 from typing import Any
 
 from . import dtypes
-from .creation import finish, parse_size
+from .creation import finish, like_layout, parse_size
 from .device import CPU, as_device, device
 from .tensor import Tensor
 
@@ -241,16 +241,18 @@ def rand_like(input: Tensor, *, generator: Generator | None = None,  # noqa: A00
               dtype: dtypes.dtype | None = None, device: Any = None, requires_grad: bool = False,
               memory_format: Any = None) -> Tensor:
     """``rand`` with the shape of ``input`` (and its dtype and device unless given)."""
-    return rand(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
-                device=device or input._device, requires_grad=requires_grad)
+    return like_layout(input, lambda s: rand(s, generator=generator, dtype=dtype or input.dtype,
+                                             device=device or input._device,
+                                             requires_grad=requires_grad))
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None,  # noqa: A002
                dtype: dtypes.dtype | None = None, device: Any = None, requires_grad: bool = False,
                memory_format: Any = None) -> Tensor:
     """``randn`` with the shape of ``input`` (and its dtype and device unless given)."""
-    return randn(tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
-                 device=device or input._device, requires_grad=requires_grad)
+    return like_layout(input, lambda s: randn(s, generator=generator, dtype=dtype or input.dtype,
+                                              device=device or input._device,
+                                              requires_grad=requires_grad))
 
 
 def _int_arg(x: Any) -> Any:

@@ -635,67 +635,67 @@ class Tensor:
         return F.invert(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return F.bitwise_and(self, other)
+        return F.bitwise_and(self, other) if _operand(other) else NotImplemented
 
     __rand__ = __and__
 
     def __or__(self, other: Any) -> Tensor:
-        return F.bitwise_or(self, other)
+        return F.bitwise_or(self, other) if _operand(other) else NotImplemented
 
     __ror__ = __or__
 
     def __xor__(self, other: Any) -> Tensor:
-        return F.bitwise_xor(self, other)
+        return F.bitwise_xor(self, other) if _operand(other) else NotImplemented
 
     __rxor__ = __xor__
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return F.eq(self, other)
+        return F.eq(self, other) if _operand(other) else NotImplemented
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return F.ne(self, other)
+        return F.ne(self, other) if _operand(other) else NotImplemented
 
     def __lt__(self, other: Any) -> Tensor:
-        return F.lt(self, other)
+        return F.lt(self, other) if _operand(other) else NotImplemented
 
     def __le__(self, other: Any) -> Tensor:
-        return F.le(self, other)
+        return F.le(self, other) if _operand(other) else NotImplemented
 
     def __gt__(self, other: Any) -> Tensor:
-        return F.gt(self, other)
+        return F.gt(self, other) if _operand(other) else NotImplemented
 
     def __ge__(self, other: Any) -> Tensor:
-        return F.ge(self, other)
+        return F.ge(self, other) if _operand(other) else NotImplemented
 
     def __iadd__(self, other: Any) -> Tensor:
-        return F.add_(self, other)
+        return F.add_(self, other) if _operand(other) else NotImplemented
 
     def __isub__(self, other: Any) -> Tensor:
-        return F.sub_(self, other)
+        return F.sub_(self, other) if _operand(other) else NotImplemented
 
     def __imul__(self, other: Any) -> Tensor:
-        return F.mul_(self, other)
+        return F.mul_(self, other) if _operand(other) else NotImplemented
 
     def __itruediv__(self, other: Any) -> Tensor:
-        return F.div_(self, other)
+        return F.div_(self, other) if _operand(other) else NotImplemented
 
     def __ifloordiv__(self, other: Any) -> Tensor:
-        return F.floor_divide_(self, other)
+        return F.floor_divide_(self, other) if _operand(other) else NotImplemented
 
     def __imod__(self, other: Any) -> Tensor:
-        return F.remainder_(self, other)
+        return F.remainder_(self, other) if _operand(other) else NotImplemented
 
     def __ipow__(self, other: Any) -> Tensor:
-        return F.inplace(self, F.pow, other)
+        return F.pow_(self, other) if _operand(other) else NotImplemented
 
     def __iand__(self, other: Any) -> Tensor:
-        return F.bitwise_and_(self, other)
+        return F.bitwise_and_(self, other) if _operand(other) else NotImplemented
 
     def __ior__(self, other: Any) -> Tensor:
-        return F.bitwise_or_(self, other)
+        return F.bitwise_or_(self, other) if _operand(other) else NotImplemented
 
     def __ixor__(self, other: Any) -> Tensor:
-        return F.bitwise_xor_(self, other)
+        return F.bitwise_xor_(self, other) if _operand(other) else NotImplemented
 
     def __getitem__(self, key: Any) -> Tensor:
         return F.getitem(self, key)
@@ -705,55 +705,55 @@ class Tensor:
 
     # ---- math (delegates) -------------------------------------------------------------------
     def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return F.add(self, other, alpha=alpha)
+        return F.add(self, other, alpha=alpha, _method=True)
 
     def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return F.sub(self, other, alpha=alpha)
+        return F.sub(self, other, alpha=alpha, _method=True)
 
     def mul(self, other: Any) -> Tensor:
-        return F.mul(self, other)
+        return F.mul(self, other, _method=True)
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-        return F.div(self, other, rounding_mode=rounding_mode)
+        return F.div(self, other, rounding_mode=rounding_mode, _method=True)
 
     def floor_divide(self, other: Any) -> Tensor:
-        return F.floor_divide(self, other)
+        return F.floor_divide(self, other, _method=True)
 
     def bitwise_and(self, other: Any) -> Tensor:
-        return F.bitwise_and(self, other)
+        return F.bitwise_and(self, other, _method=True)
 
     def bitwise_or(self, other: Any) -> Tensor:
-        return F.bitwise_or(self, other)
+        return F.bitwise_or(self, other, _method=True)
 
     def bitwise_xor(self, other: Any) -> Tensor:
-        return F.bitwise_xor(self, other)
+        return F.bitwise_xor(self, other, _method=True)
 
     def bitwise_not(self) -> Tensor:
         return F.bitwise_not(self)
 
     def remainder(self, other: Any) -> Tensor:
-        return F.remainder(self, other)
+        return F.remainder(self, other, _method=True)
 
     def pow(self, exponent: Any) -> Tensor:
-        return F.pow(self, exponent)
+        return F.pow(self, exponent, _method=True)
 
     def matmul(self, other: Tensor) -> Tensor:
-        return F.matmul(self, other)
+        return F.matmul(self, other, _method=True)
 
     def mm(self, other: Tensor) -> Tensor:
-        return F.mm(self, other)
+        return F.mm(self, other, _method=True)
 
     def bmm(self, other: Tensor) -> Tensor:
-        return F.bmm(self, other)
+        return F.bmm(self, other, _method=True)
 
     def mv(self, other: Tensor) -> Tensor:
-        return F.mv(self, other)
+        return F.mv(self, other, _method=True)
 
     def dot(self, other: Tensor) -> Tensor:
-        return F.dot(self, other)
+        return F.dot(self, other, _method=True)
 
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-        return F.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+        return F.addmm(self, mat1, mat2, beta=beta, alpha=alpha, _method=True)
 
     def neg(self) -> Tensor:
         return F.neg(self)
@@ -807,15 +807,15 @@ class Tensor:
         return F.relu(self)
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-        return F.clamp(self, min, max)
+        return F.clamp(self, min, max, _method=True)
 
     clip = clamp
 
     def maximum(self, other: Tensor) -> Tensor:
-        return F.maximum(self, other)
+        return F.maximum(self, other, _method=True)
 
     def minimum(self, other: Tensor) -> Tensor:
-        return F.minimum(self, other)
+        return F.minimum(self, other, _method=True)
 
     def where(self, condition: Any, other: Any) -> Tensor:
         return F.where(condition, self, other, _method=True)
@@ -824,22 +824,22 @@ class Tensor:
         return F.masked_fill(self, mask, value, _method=True)
 
     def eq(self, other: Any) -> Tensor:
-        return F.eq(self, other)
+        return F.eq(self, other, _method=True)
 
     def ne(self, other: Any) -> Tensor:
-        return F.ne(self, other)
+        return F.ne(self, other, _method=True)
 
     def lt(self, other: Any) -> Tensor:
-        return F.lt(self, other)
+        return F.lt(self, other, _method=True)
 
     def le(self, other: Any) -> Tensor:
-        return F.le(self, other)
+        return F.le(self, other, _method=True)
 
     def gt(self, other: Any) -> Tensor:
-        return F.gt(self, other)
+        return F.gt(self, other, _method=True)
 
     def ge(self, other: Any) -> Tensor:
-        return F.ge(self, other)
+        return F.ge(self, other, _method=True)
 
     def logical_not(self) -> Tensor:
         return F.logical_not(self)
@@ -1011,7 +1011,7 @@ class Tensor:
         return F.remainder_(self, other)
 
     def pow_(self, other: Any) -> Tensor:
-        return F.inplace(self, F.pow, other)
+        return F.pow_(self, other)
 
     def bitwise_and_(self, other: Any) -> Tensor:
         return F.bitwise_and_(self, other)

@@ -86,21 +86,51 @@ class AccumulateGrad(Node):
         var, backend = self.variable, self.backend
         old = var._grad
         if old is None:
+            # NOTE: PyTorch's gradient layout contract: a new .grad has the strides of a dense,
+            # non-overlapping leaf (so p.grad.view(-1) works where p.view(-1) does), else C order.
+            order = _grad_order(backend, var._data)
+            g = grad._data
             if create_graph:
                 # NOTE: a copy that records CopyBackwards, as PyTorch's: the graph's tensor
                 # may be a view or be reused, and zero_grad() must be able to detach_() it.
-                new = node.Tensor_._make(backend.empty(grad.shape, grad._data.dtype), var._device)
+                new = node.Tensor_._make(backend.empty_in_order(g.shape, g.dtype, order),
+                                         var._device)
                 var._grad = new.copy_(grad)
-            elif owned and grad._grad_fn is None and backend.owns_writable(grad._data):
+            elif (owned and grad._grad_fn is None and backend.owns_writable(g)
+                  and _in_order(backend, g, order)):
                 var._grad = grad  # NOTE: made by this backward, held by nobody else: taken
+            elif order is None and (g.ndim < 2 or g.flags.c_contiguous):
+                var._grad = node.Tensor_._make(backend.copy(g), var._device)
             else:
-                var._grad = node.Tensor_._make(backend.copy(grad._data), var._device)
+                copy = backend.empty_in_order(g.shape, g.dtype, order)
+                copy[...] = g
+                var._grad = node.Tensor_._make(copy, var._device)
         elif create_graph or old._requires_grad or grad._requires_grad:
             var._grad = old + grad
         elif backend.owns_writable(old._data) and old.shape == grad.shape:
             backend.add(old._data, grad._data, out=old._data)
-        else:
-            var._grad = node.Tensor_._make(backend.add(old._data, grad._data), var._device)
+        else:  # NOTE: laid out like the old .grad, as PyTorch's in-place sum would leave it
+            total = backend.add(old._data, grad._data)
+            var._grad = node.Tensor_._make(backend.iter_layout(total, (old._data, grad._data)),
+                                           var._device)
+
+
+def _grad_order(backend: Any, v: Any) -> list[int] | None:
+    """The layout (``backend.like_order``; None: C order) of a new ``.grad`` for a leaf whose
+    data is ``v``: ``v``'s own when ``v`` is dense and non-overlapping, else C order."""
+    if v.ndim < 2 or v.flags.c_contiguous:
+        return None
+    order = backend.like_order(v)
+    if order is None or not backend.transpose(v, order[::-1]).flags.c_contiguous:
+        return None
+    return order
+
+
+def _in_order(backend: Any, g: Any, order: list[int] | None) -> bool:
+    """True when ``g`` is laid out in ``order`` (``_grad_order``)."""
+    if order is None:
+        return g.ndim < 2 or bool(g.flags.c_contiguous)
+    return bool(backend.transpose(g, order[::-1]).flags.c_contiguous)
 
 
 _LOCK_CREATION = threading.Lock()

@@ -193,7 +193,10 @@ def accumulate_into(t: Any, grad: Any, create_graph: bool) -> None:
     with _NON_LEAF_LOCK:
         old = t._grad
         if old is None:
-            t._grad = grad.clone() if create_graph else grad.detach().clone()
+            # NOTE: a C-contiguous copy, as PyTorch's retain_grad (clone(contiguous_format))
+            g = grad if create_graph else grad.detach()
+            c = g.contiguous()
+            t._grad = c if c is not g else g.clone()
         elif create_graph:
             t._grad = old + grad
         else:

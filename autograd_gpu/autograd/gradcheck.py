@@ -58,7 +58,7 @@ def _flat64(t: Any) -> Any:
 
 
 def _analytical(outs: tuple[Any, ...], inputs: tuple[Any, ...], idx: list[int]) -> list[list[Any]]:
-    from ..creation import zeros_like
+    from ..creation import zeros
 
     be = inputs[idx[0]].backend
     jac = [[be.zeros((inputs[j].numel(), o.numel()), "float64") for j in idx] for o in outs]
@@ -67,7 +67,9 @@ def _analytical(outs: tuple[Any, ...], inputs: tuple[Any, ...], idx: list[int]) 
         if not o.requires_grad:
             continue
         for k in range(o.numel()):
-            go = zeros_like(o)
+            # NOTE: C-contiguous (zeros_like keeps a permuted o's layout), so that reshape(-1)
+            # is a view the 1 is written through.
+            go = zeros(o.shape, dtype=o.dtype, device=o.device)
             go._data.reshape(-1)[k] = 1
             grads = autograd_grad(o, diff, go, retain_graph=True, allow_unused=True)
             for jj, g in enumerate(grads):

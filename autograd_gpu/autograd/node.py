@@ -152,6 +152,7 @@ class Node:
     _is_custom = False
     is_view = False  # outputs share the first input's storage and version counter
     raw_ok = False  # backward also runs on bare arrays (see _call_raw)
+    elementwise = False  # the output is laid out as TensorIterator lays it out (see apply)
     _is_accumulator = False
 
     @property
@@ -518,6 +519,13 @@ class Node:
             out = node.forward(*arrays)
         finally:
             backend.restore_fp(token)
+        if node.elementwise and out.ndim > 1:
+            # NOTE: C-contiguous inputs (one or two: x, then an array or a scalar) give a
+            # C-contiguous result, the common case, checked inline (a call costs more).
+            x = arrays[0]
+            if not x.flags.c_contiguous or len(arrays) > 1 and (
+                    arrays[1].__class__ is x.__class__ and not arrays[1].flags.c_contiguous):
+                out = _iter_layout(node, out, arrays)
         make = T._make
         many = type(out) is tuple
         if not needs:
@@ -554,6 +562,15 @@ class Node:
         if anomaly.STATE.enabled:
             anomaly.record_forward(node, outs)
         return outs if many else outs[0]
+
+
+def _iter_layout(node: Node, out: Any, arrays: list[Any]) -> Any:
+    """An elementwise node's output laid out as PyTorch's TensorIterator lays it out over the
+    input ``arrays``, one of them not C-contiguous (``backend.iter_layout``)."""
+    laid = node.backend.iter_layout(out, arrays)
+    if laid is not out and node._to_save:  # NOTE: a saved output is the tensor's data
+        node._to_save = tuple([laid if a is out else a for a in node._to_save])
+    return laid
 
 
 def _apply_across_devices(cls: Any, inputs: tuple[Any, ...], params: dict[str, Any], first: Any,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .base import Array, Axis
 
 SQRT1_2 = math.sqrt(0.5)
@@ -67,6 +69,14 @@ def iter_order(shape: tuple[int, ...], strides: list[tuple[int, ...]]) -> list[i
             elif c < 0:
                 break
     return perm
+
+
+def inverse_perm(perm: list[int] | tuple[int, ...]) -> tuple[int, ...]:
+    """The permutation that undoes ``transpose(x, perm)``."""
+    inverse = [0] * len(perm)
+    for i, d in enumerate(perm):
+        inverse[d] = i
+    return tuple(inverse)
 
 
 def broadcast_strides(x: Array, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -223,11 +233,53 @@ class Composite:
         """``x`` laid out with its dimensions ``order`` innermost first (``iter_order``):
         ``x`` itself when it already is, else a copy."""
         outer = order[::-1]
-        y = self.ascontiguousarray(self.transpose(x, outer))
-        inverse = [0] * len(outer)
-        for i, d in enumerate(outer):
-            inverse[d] = i
-        return self.transpose(y, inverse)
+        y = self.transpose(x, outer)
+        if y.flags.c_contiguous:
+            return x
+        return self.transpose(self.ascontiguousarray(y), inverse_perm(outer))
+
+    def iter_layout(self: Any, out: Array, inputs: tuple[Any, ...] | list[Any]) -> Array:
+        """``out``, the result of an elementwise op over ``inputs`` (arrays that broadcast to it,
+        or scalars), laid out as PyTorch's TensorIterator lays it out (``iter_order``): ``out``
+        itself when it is, else a copy. C-contiguous inputs give a C-contiguous result.
+
+        NOTE: NumPy's ufuncs differ from TensorIterator where two inputs disagree (NumPy lets C
+        order win, PyTorch the first input) and on some inputs with zero strides; CuPy's
+        ufuncs always return C order. The layout decides whether a later ``view`` works and
+        whether ``reshape`` is a view (so where an in-place write through it lands)."""
+        if out.ndim < 2 or not out.size:
+            return out
+        arrays = [a for a in inputs if getattr(a, "ndim", 0)]
+        if len(arrays) == 1:
+            x = arrays[0]
+            # NOTE: one dense input whose strides the result already has (NumPy's order='K'
+            # copies them): TensorIterator's result too; no ordering to compute.
+            if x.strides == out.strides and x.shape == out.shape and x.itemsize == out.itemsize:
+                return out
+        if all(a.flags.c_contiguous for a in arrays):
+            return out if out.flags.c_contiguous else self.ascontiguousarray(out)
+        return self.with_order(out, iter_order(out.shape, [broadcast_strides(a, out.shape)
+                                                           for a in arrays]))
+
+    def like_order(self: Any, x: Array) -> list[int] | None:
+        """The order of dimensions, innermost first, of a new tensor made like ``x`` with
+        PyTorch's ``preserve_format`` (``empty_like``, ``clone``, ``to``): ``x``'s own when it is
+        dense and non-overlapping, else dense strides in the order of ``x``'s (C order where a
+        zero stride leaves it open). None for C order."""
+        if x.ndim < 2 or x.flags.c_contiguous:
+            return None
+        order = iter_order(x.shape, [tuple(s // x.itemsize for s in x.strides)])
+        return None if order == list(range(x.ndim - 1, -1, -1)) else order
+
+    def empty_in_order(self: Any, shape: tuple[int, ...], dtype: Any, order: list[int] | None,
+                       make: Any = None) -> Array:
+        """``make(shape, dtype)`` (``empty`` by default) laid out in ``order`` (``like_order``;
+        None: C order), without a copy: made in the permuted shape, then transposed back."""
+        make = make or self.empty
+        if order is None:
+            return make(shape, dtype)
+        outer = order[::-1]
+        return self.transpose(make(tuple(shape[d] for d in outer), dtype), inverse_perm(outer))
 
     def index_layout(self: Any, x: Array, key: tuple[Any, ...], out: Array) -> Array:
         """``out = x[key]`` (``key``: index arrays and full slices) laid out as PyTorch's index
@@ -268,6 +320,29 @@ class Composite:
             else:
                 strides.append(tuple(pad[0]) + broadcast_strides(k, bshape) + tuple(pad[1]))
         return self.with_order(out, iter_order(out.shape, strides))
+
+    # ---- float16 arithmetic with a number or a scale ------------------------------------------
+    def opmath(self: Any, name: str, x: Any, y: Any, alpha: Any = 1, out: Array | None = None
+               ) -> Array:
+        """``x + alpha * y`` / ``x - alpha * y`` / ``x * y`` / ``x / y`` (``name``: ``add``,
+        ``subtract``, ``multiply``, ``true_divide``) for float16 operands, ``y`` maybe a Python
+        number, as PyTorch's CPU kernels compute them: in float32 (their opmath type) from a
+        number ``y`` of ``*`` and ``/`` taken as float32 and an ``alpha`` rounded to float16,
+        the result rounded once to float16 (into ``out``).
+
+        NOTE: NumPy would round the number to float16 first (``x * 1e-8`` would be 0 and
+        ``0 * 1e10`` nan, where PyTorch gives 1e-5 for x = 1000, and 0), and round
+        ``alpha * y`` before adding it (one float16 ulp off in a fifth of the elements)."""
+        f32 = "float32"
+        xs = x.astype(f32) if hasattr(x, "dtype") else x
+        ys = y.astype(f32) if hasattr(y, "dtype") else y
+        if alpha != 1:
+            ys = ys * float(np.float16(alpha))
+        r = getattr(self, name)(xs, ys)
+        if out is None:
+            return r.astype("float16")
+        out[...] = r
+        return out
 
     # ---- activations and their backwards (``grad`` is the incoming gradient) ------------------
     def relu(self: Any, x: Array) -> Array:

@@ -3,8 +3,11 @@
 Each ``.cu`` file is compiled by NVRTC through ``cupy.RawModule`` once per (device, file, dtype)
 and cached; kernels are looked up by ``get_kernel("unary", "float32")``. The launchers take
 ``cupy.ndarray`` inputs of any strides (transposed, sliced, broadcast views), handle size 0 and
-0-d arrays without launching, and return new C-contiguous arrays. Every launcher has a reference
-twin, the plain CuPy expression, that ``tests/backends/test_cuda_kernels.py`` compares against.
+0-d arrays without launching, and return new arrays: elementwise results laid out as PyTorch's
+TensorIterator lays them out (C order for C-contiguous inputs; the kernel itself always writes a
+C-contiguous buffer, permuted views of the inputs make that so), the others C-contiguous. Every
+launcher has a reference twin, the plain CuPy expression, that
+``tests/backends/test_cuda_kernels.py`` compares against.
 
 CuPy is imported on first use only: importing this module needs neither CuPy nor a GPU.
 """
@@ -16,6 +19,8 @@ import pathlib
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from .composite import broadcast_strides, inverse_perm, iter_order
 
 KERNEL_DTYPES = ("float16", "float32", "float64")
 # C element type per dtype (half_t: float16's bits, see kernels/common.cuh) and the dtype that
@@ -55,6 +60,7 @@ BINARY_OPS: tuple[str, ...] = (
     "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
 )
 _FIRST_COMPARISON = BINARY_OPS.index("eq")
+_OPMATH_CODES = (BINARY_OPS.index("mul"), BINARY_OPS.index("div"))  # see _scalar
 REDUCE_OPS = ("sum", "mean", "max", "min", "prod")
 _REDUCE_CODES = {"sum": 0, "mean": 1, "max": 2, "min": 3, "prod": 4, "logsumexp": 5}
 _R_MAX, _R_LOGSUMEXP = _REDUCE_CODES["max"], _REDUCE_CODES["logsumexp"]
@@ -287,11 +293,15 @@ def _unsafe_alias(out: Any, a: Any, shape: tuple[int, ...]) -> bool:
                 and _element_strides(a, shape) == _element_strides(out, shape))
 
 
-def _run(kernel: str, dtype: str, out: Any, operands: list[Any], params: tuple[Any, ...]) -> None:
-    """Launch ``kernel`` (all operands C-contiguous with the output's shape) or
-    ``kernel_strided`` writing the C-contiguous ``out``; None operands are scalars in params."""
+def _run(kernel: str, dtype: str, out: Any, operands: list[Any], params: tuple[Any, ...],
+         flat: bool | None = None) -> None:
+    """Launch ``kernel`` (all operands C-contiguous with the output's shape: ``flat``, found
+    here when None) or ``kernel_strided`` writing the C-contiguous ``out``; None operands are
+    scalars in params."""
     n = out.size
-    if all(a is None or (a.shape == out.shape and a.flags.c_contiguous) for a in operands):
+    if flat is None:
+        flat = all(a is None or (a.shape == out.shape and a.flags.c_contiguous) for a in operands)
+    if flat:
         _launch(kernel, dtype, n, (*operands, out, np.int64(n), *params))
         return
     layout = _layout(out.shape, operands)
@@ -304,11 +314,44 @@ def _run(kernel: str, dtype: str, out: Any, operands: list[Any], params: tuple[A
     _launch(kernel + "_strided", dtype, n, (*operands, out, np.int64(n), *params, *layout))
 
 
+def _run_in_order(kernel: str, dtype: str, dest: Any, outer: tuple[int, ...] | None,
+                  shape: tuple[int, ...], operands: list[Any], params: tuple[Any, ...]) -> None:
+    """``_run`` into the C-contiguous ``dest``, which holds the result of ``shape`` with its
+    dimensions permuted to ``outer`` (None: not permuted): the operands are viewed the same way,
+    so the kernel writes its output in order whatever layout the result has."""
+    if outer is not None:
+        cp = _cupy()
+        operands = [None if a is None else cp.broadcast_to(a, shape).transpose(outer)
+                    for a in operands]
+    _run(kernel, dtype, dest, operands, params)
+
+
+def _iter_outer(shape: tuple[int, ...], operands: list[Any]) -> tuple[int, ...] | None:
+    """The dimensions of a new result, outermost first, as PyTorch's TensorIterator lays it out
+    over ``operands`` (``composite.iter_order``); None for C order."""
+    if all(a is None or a.flags.c_contiguous for a in operands):
+        return None
+    order = iter_order(shape, [broadcast_strides(a, shape) for a in operands if a is not None])
+    outer = tuple(order[::-1])
+    return None if outer == tuple(range(len(shape))) else outer
+
+
+def _dense_outer(out: Any) -> tuple[int, ...] | None:
+    """The permutation that makes the dense, non-overlapping ``out`` C-contiguous (its
+    dimensions by decreasing stride), or None when there is none (``out`` overlaps or has
+    gaps)."""
+    outer = tuple(sorted(range(out.ndim), key=lambda d: -out.strides[d]))
+    return outer if out.transpose(outer).flags.c_contiguous else None
+
+
 def _into(kernel: str, dtype: str, shape: tuple[int, ...], out_dtype: Any, operands: list[Any],
           params: tuple[Any, ...], out: Any = None) -> Any:
     """Run an elementwise kernel into ``out`` (or a new array) of ``shape`` and ``out_dtype``.
 
     As with NumPy's ``out=``, the operands broadcast to ``out``'s shape, never ``out`` to theirs.
+    A new array is laid out as PyTorch's TensorIterator lays it out (C order for C-contiguous
+    operands; else the first operand that tells two dimensions apart orders them), so
+    ``(x.t() * 2).t()`` is C-contiguous as in PyTorch.
     """
     cp = _cupy()
     if out is not None:
@@ -321,29 +364,49 @@ def _into(kernel: str, dtype: str, shape: tuple[int, ...], out_dtype: Any, opera
         shape = full
     if math.prod(shape) == 0:
         return out if out is not None else cp.empty(shape, out_dtype)
-    dest = out
-    # NOTE: a non-contiguous out, or one overlapping an input other than element for element
-    # (x += x.T), is computed into a fresh array and copied, as NumPy buffers such cases.
-    if out is None or not out.flags.c_contiguous or any(
-            a is not None and _unsafe_alias(out, a, shape) for a in operands):
-        dest = cp.empty(shape, out_dtype)
+    if out is None:
+        if all(a is None or (a.shape == shape and a.flags.c_contiguous) for a in operands):
+            dest = cp.empty(shape, out_dtype)  # NOTE: the common case: one flat launch
+            _run(kernel, dtype, dest, operands, params, flat=True)
+            return dest
+        outer = _iter_outer(shape, operands)
+        if outer is None:
+            dest = cp.empty(shape, out_dtype)
+            _run(kernel, dtype, dest, operands, params)
+            return dest
+        dest = cp.empty(tuple(shape[d] for d in outer), out_dtype)
+        _run_in_order(kernel, dtype, dest, outer, shape, operands, params)
+        return dest.transpose(inverse_perm(outer))
+    # NOTE: an out overlapping an input other than element for element (x += x.T), or one with
+    # gaps or overlaps, is computed into a fresh array and copied, as NumPy buffers such cases.
+    if not any(a is not None and _unsafe_alias(out, a, shape) for a in operands):
+        if out.flags.c_contiguous:
+            _run(kernel, dtype, out, operands, params)
+            return out
+        outer = _dense_outer(out)
+        if outer is not None:  # a permuted dense out: written in its own order, in place
+            _run_in_order(kernel, dtype, out.transpose(outer), outer, shape, operands, params)
+            return out
+    dest = cp.empty(shape, out_dtype)
     _run(kernel, dtype, dest, operands, params)
-    if out is not None and dest is not out:
-        cp.copyto(out, dest)
-        return out
-    return dest
+    cp.copyto(out, dest)
+    return out
 
 
 _NP_FLOAT: dict[str, Any] = {"float16": np.float16, "float32": np.float32}
 _FINITE_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
 
 
-def _scalar(v: Any, dtype: str) -> np.float64:
+def _scalar(v: Any, dtype: str, opmath: bool = False) -> np.float64:
     """A Python scalar operand as the double the kernels take, first rounded to ``dtype`` (as
-    NumPy 2 and torch give a Python scalar the array's dtype)."""
+    torch gives a Python scalar the tensor's dtype), or with ``opmath`` (float16 ``*`` and
+    ``/``) to float32, the type the kernels compute float16 in, as PyTorch's CPU kernels take
+    it (``x * 1e-8`` in float16 is not 0; ``x + 1e-8`` adds the float16 0)."""
     value = float(v)
     if dtype == "float64":
         return np.float64(value)
+    if opmath:
+        dtype = "float32"
     if abs(value) <= _FINITE_MAX[dtype] or not math.isfinite(value):
         return np.float64(_NP_FLOAT[dtype](value))
     with np.errstate(over="ignore"):
@@ -406,11 +469,13 @@ def binary(op: str, x: Any, y: Any, alpha: float | None = None, out: Any = None)
     shape = _broadcast_shape(*(a.shape for a in (xa, ya) if a is not None))
     compare = code >= _FIRST_COMPARISON
     scalars = (xa is None) | (ya is None) << 1
-    values = (_scalar(x, dtype) if xa is None else np.float64(0),
-              _scalar(y, dtype) if ya is None else np.float64(0), np.int32(scalars))
+    opmath = code in _OPMATH_CODES
+    values = (_scalar(x, dtype, opmath) if xa is None else np.float64(0),
+              _scalar(y, dtype, opmath) if ya is None else np.float64(0), np.int32(scalars))
     if compare:
         return _into("compare", dtype, shape, np.bool_, [xa, ya], (np.int32(code), *values), out)
-    alpha_ = np.float64(1.0 if alpha is None else alpha)
+    # NOTE: alpha rounded to the dtype first, as PyTorch's CPU kernels take it
+    alpha_ = np.float64(1.0) if alpha is None else _scalar(alpha, dtype)
     return _into("binary", dtype, shape, np.dtype(dtype), [xa, ya],
                  (np.int32(code), alpha_, *values), out)
 

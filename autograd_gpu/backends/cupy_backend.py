@@ -202,6 +202,18 @@ class CupyBackend(Composite):
     def from_dlpack(x: Any) -> Array:
         return cp.from_dlpack(x)
 
+    _KERNEL_ARITH = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div"}
+
+    def opmath(self, name: str, x: Any, y: Any, alpha: Any = 1, out: Array | None = None
+               ) -> Array:
+        """``Composite.opmath`` with our kernels where they serve: they compute float16 in
+        float32 and take the number and ``alpha`` as ``Composite.opmath`` says."""
+        op = self._KERNEL_ARITH[name]
+        if _kernels_for(x, y) and (out is None or K.supported(out, x, y)) and (
+                alpha == 1 or op in ("add", "sub")):
+            return K.binary(op, x, y, alpha=None if alpha == 1 else float(alpha), out=out)
+        return Composite.opmath(self, name, x, y, alpha, out)
+
     # elementwise
     add = _binary("add", cp.add)
     subtract = _binary("sub", cp.subtract)
@@ -317,6 +329,8 @@ class CupyBackend(Composite):
     @staticmethod
     def broadcast_to(x: Array, shape: Shape) -> Array:
         return cp.broadcast_to(x, shape)
+
+    expand = broadcast_to  # NOTE: CuPy's broadcast views are writable, as PyTorch's expand
 
     @staticmethod
     def as_strided(x: Array, shape: Shape, strides: Shape) -> Array:

@@ -143,9 +143,8 @@ class NumpyBackend(Composite):
     @staticmethod
     def sigmoid(x: Array) -> Array:
         # NOTE: 1 / (1 + exp(-x)) overflows exp for x << 0 only to inf, which gives the right 0;
-        # silence that warning rather than branch.
-        with np.errstate(over="ignore"):
-            return 1.0 / (1.0 + np.exp(-x))
+        # the ops call it with floating-point warnings off (Node.apply), so no branch is needed.
+        return 1.0 / (1.0 + np.exp(-x))
 
     @staticmethod
     def erf(x: Array) -> Array:
@@ -182,6 +181,16 @@ class NumpyBackend(Composite):
     reshape = staticmethod(np.reshape)
     transpose = staticmethod(np.transpose)
     broadcast_to = staticmethod(np.broadcast_to)
+
+    @staticmethod
+    def expand(x: Array, shape: Shape) -> Array:
+        """``x`` broadcast to ``shape``, writable where ``x`` is: PyTorch's ``expand``, whose
+        views take writes (``x.expand(2, 3)[0].mul_(2)``); in-place ops refuse an overlapping
+        destination themselves (``_check_overlap``), as on CuPy, which has no read-only flag."""
+        out = np.broadcast_to(x, shape)
+        if x.flags.writeable:
+            out.flags.writeable = True
+        return out
 
     @staticmethod
     def as_strided(x: Array, shape: Shape, strides: Shape) -> Array:

@@ -16,8 +16,9 @@ from .. import dtypes
 from ..autograd.node import Node
 from ..ops import elementwise as E
 from ..ops import rounding as R
+from ..ops.util import c_order
 from ..tensor import Tensor
-from .checks import invalid_arguments
+from .checks import arg_position, checked_scalar, invalid_arguments, scalar_arg
 
 
 def _is_scalar(x: Any) -> bool:
@@ -33,13 +34,14 @@ def as_tensor_like(x: Any, like: Tensor) -> Tensor:
     return tensor(x, device=like._device)
 
 
-def operands(fn: str, a: Any, b: Any, combos: bool = False,
-             two_numbers: bool = True) -> tuple[Any, Any]:
+def operands(fn: str, a: Any, b: Any, combos: bool = False, two_numbers: bool = True,
+             method: bool = False, **kwargs: Any) -> tuple[Any, Any]:
     """``a`` and ``b`` for the binary ``torch`` function ``fn``, with PyTorch's argument rules:
     a tensor and a tensor or real number pass; two numbers make ``a`` a 0-d CPU tensor (or,
     without ``two_numbers``, are refused); anything else raises PyTorch's TypeError for ``fn``:
-    the "invalid combination" one where ``fn`` has several overloads (``combos``), else the one
-    naming the argument."""
+    the "invalid combination" one where ``fn`` has several overloads (``combos``; ``kwargs``:
+    the keyword arguments given), else the one naming the argument. ``method``: the call was
+    ``a.fn(b)``, whose messages leave out ``a`` (``add(): argument 'other' (position 1)``)."""
     if isinstance(a, Tensor):
         if isinstance(b, Tensor) or _is_scalar(b):
             return a, b
@@ -51,11 +53,11 @@ def operands(fn: str, a: Any, b: Any, combos: bool = False,
 
         return tensor(a), b
     if combos or _is_scalar(a) and _is_scalar(b):
-        raise invalid_arguments(fn, (a, b), {})
+        raise invalid_arguments(fn, (b,) if method else (a, b), kwargs)
     name, position, bad = ("other", 2, b) if isinstance(a, Tensor) or _is_scalar(a) else \
         ("input", 1, a)
-    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
-                    f"{type(bad).__name__}")
+    raise TypeError(f"{fn}(): argument '{name}' (position {arg_position(position, method)}) "
+                    f"must be Tensor, not {type(bad).__name__}")
 
 
 def _type_name(d: dtypes.dtype) -> str:
@@ -81,19 +83,24 @@ def _promote(a: Tensor, b: Any) -> tuple[Any, Any]:
         return (a if ta is out else a.to(out)), (b if tb is out else b.to(out))
     if not _is_scalar(b):
         raise TypeError(f"unsupported operand type: {type(b).__name__}")
+    scalar_arg(b)
     cat = a.dtype.category
     if isinstance(b, bool) or cat == 2:
         return a, b
     if isinstance(b, int):
         if cat == 0:
             return a.to(dtypes.int64), b
-        lo, hi = dtypes.int_bounds(a.dtype)
-        if not lo <= b <= hi:
-            # NOTE: PyTorch casts the scalar to the tensor's integer dtype, wrapping around
-            # (uint8 + -3 adds 253); NumPy would raise OverflowError instead.
-            b = (b - lo) % (hi - lo + 1) + lo
-        return a, b
+        return a, wrap_int(b, a.dtype)
     return a.to(dtypes.get_default_dtype()), b
+
+
+def wrap_int(b: int, dtype: dtypes.dtype) -> int:
+    """The Python int ``b`` as an operand of an integer tensor of ``dtype``.
+
+    NOTE: PyTorch casts the scalar to the tensor's integer dtype unchecked, wrapping around
+    (``uint8 + -3`` adds 253, ``int8 + 300`` adds 44); NumPy would raise OverflowError."""
+    lo, hi = dtypes.int_bounds(dtype)
+    return b if lo <= b <= hi else (b - lo) % (hi - lo + 1) + lo
 
 
 def _broadcast_error(a: Any, b: Any) -> RuntimeError:
@@ -114,7 +121,7 @@ def _scalar_to_tensor(s: Any, other: Tensor) -> tuple[Tensor, Tensor]:
     ranks below every tensor, so ``2 + uint8_tensor`` stays uint8)."""
     from ..creation import tensor
 
-    other, _ = _promote(other, s)
+    other, s = _promote(other, s)  # NOTE: an int wraps around into an integer dtype
     return tensor(s, dtype=other.dtype, device=other._device), other
 
 
@@ -122,6 +129,11 @@ def _binary(cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
     if type(b) is not Tensor or type(a) is not Tensor or a._data.dtype != b._data.dtype:
         if not isinstance(a, Tensor):  # a scalar on the left
             a, b = _scalar_to_tensor(a, b)
+        elif (cls is E.Mul or cls is E.Div) and a.dtype is dtypes.float16 and a.ndim \
+                and type(b) is Tensor and not b.ndim and not b._requires_grad:
+            # NOTE: PyTorch's CPU kernels take a 0-d second operand of float16 * and / by its
+            # value as float32 (``x * tensor(1e-8)`` is not 0), as a Python number (opmath)
+            b = b.item()
         a, b = _promote(a, b)
     try:
         return cls.apply(a, b, **params) if params else cls.apply(a, b)
@@ -131,12 +143,13 @@ def _binary(cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
         raise
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def add(input: Any, other: Any, *, alpha: Any = 1,  # noqa: A002
+        _method: bool = False) -> Tensor:
     """``input + alpha * other``, broadcasting; Python scalars allowed on either side."""
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = operands("add", input, other)
-    if alpha != 1 or type(alpha) is not int:
-        return _with_alpha(E.Add, input, other, alpha)
+        input, other = operands("add", input, other, method=_method)
+    if type(alpha) is not int or alpha != 1:
+        return _with_alpha(E.Add, input, other, alpha_arg("add", alpha))
     return _binary(E.Add, input, other)
 
 
@@ -146,13 +159,25 @@ def _with_alpha(cls: Any, a: Any, b: Any, alpha: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = _scalar_to_tensor(a, b)
     a, b = _promote(a, b)
-    check_alpha(a.dtype, alpha)
+    alpha = check_alpha(a.dtype, alpha, negate=cls is E.Sub)
     return _binary(cls, a, b, alpha=alpha)
 
 
-def check_alpha(dtype: dtypes.dtype, alpha: Any) -> None:
+def alpha_arg(fn: str, alpha: Any) -> Any:
+    """``alpha`` as PyTorch's argument parser reads a Number (a 0-d tensor gives its value), or
+    its ``TypeError`` for ``fn``."""
+    if isinstance(alpha, numbers.Number):
+        return alpha
+    if isinstance(alpha, Tensor) and alpha.ndim == 0:
+        return alpha.item()
+    raise TypeError(f"{fn}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+
+
+def check_alpha(dtype: dtypes.dtype, alpha: Any, negate: bool = False) -> Any:
     """PyTorch's checks of add's and sub's ``alpha`` against the dtype they compute in (also
-    for ``add_``/``sub_``)."""
+    for ``add_``/``sub_``), then that it fits the dtype (``sub`` adds ``-alpha``: ``negate``).
+    Returns ``alpha`` to compute with (an int wrapped into an integer dtype)."""
+    scalar_arg(alpha)
     if isinstance(alpha, bool):
         if dtype is not dtypes.bool:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -162,6 +187,11 @@ def check_alpha(dtype: dtypes.dtype, alpha: Any) -> None:
     elif isinstance(alpha, float) and not dtype.is_floating_point:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    elif _is_scalar(alpha):
+        checked_scalar(-alpha if negate else alpha, dtype)
+        if type(alpha) is int and dtype.category == 1:
+            return wrap_int(alpha, dtype)  # NOTE: the same sum modulo 2**bits
+    return alpha
 
 
 def _check_sub(a: Any, b: Any) -> None:
@@ -180,13 +210,14 @@ def _check_sub(a: Any, b: Any) -> None:
         )
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def sub(input: Any, other: Any, *, alpha: Any = 1,  # noqa: A002
+        _method: bool = False) -> Tensor:
     """``input - alpha * other``."""
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = operands("sub", input, other)
+        input, other = operands("sub", input, other, method=_method)
     _check_sub(input, other)
-    if alpha != 1 or type(alpha) is not int:
-        return _with_alpha(E.Sub, input, other, alpha)
+    if type(alpha) is not int or alpha != 1:
+        return _with_alpha(E.Sub, input, other, alpha_arg("sub", alpha))
     return _binary(E.Sub, input, other)
 
 
@@ -197,21 +228,24 @@ def rsub(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     """``other - input`` (the reflected ``-``)."""
     if isinstance(other, Tensor):
         return sub(other, input)
+    if not isinstance(input, Tensor) or not _is_scalar(other):
+        raise invalid_arguments("rsub", (input, other), {})
     _check_sub(input, other)
     return _binary(E.Rsub, input, other)
 
 
-def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
+def mul(input: Any, other: Any, *, _method: bool = False) -> Tensor:  # noqa: A002
     """``input * other``, broadcasting."""
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = operands("mul", input, other)
+        input, other = operands("mul", input, other, method=_method)
     return _binary(E.Mul, input, other)
 
 
 multiply = mul
 
 
-def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
+def div(input: Any, other: Any, *, rounding_mode: str | None = None,  # noqa: A002
+        _method: bool = False) -> Tensor:
     """``input / other``: true division, promoting integers to the default float dtype.
 
     With ``rounding_mode='trunc'`` (toward 0) or ``'floor'`` (toward -inf, as ``//``) the result
@@ -219,7 +253,8 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor: 
     ``RuntimeError: ZeroDivisionError``, and the gradient is 0 (DivBackward2).
     """
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = operands("div", input, other)
+        kw: dict[str, Any] = {} if rounding_mode is None else {"rounding_mode": rounding_mode}
+        input, other = operands("div", input, other, combos=bool(kw), method=_method, **kw)
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
@@ -248,10 +283,11 @@ def rdiv(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     return mul(reciprocal(input), other)
 
 
-def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002
+def pow(input: Any, exponent: Any, *, _method: bool = False) -> Tensor:  # noqa: A001,A002
     """``input ** exponent``."""
     if type(input) is not Tensor or type(exponent) is not Tensor:
-        input, exponent = operands("pow", input, exponent, combos=True, two_numbers=False)
+        input, exponent = operands("pow", input, exponent, combos=True, two_numbers=False,
+                                   method=_method)
     if not isinstance(input, Tensor):
         return rpow(exponent, input)
     if isinstance(exponent, Tensor):
@@ -260,6 +296,9 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002
         return _binary(E.Pow, input, exponent, name="PowBackward1")
     if not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if input.dtype.category == 1 and type(exponent) is int or input.dtype is dtypes.float16:
+        # NOTE: PyTorch converts the exponent to these dtypes checked (to double otherwise)
+        checked_scalar(exponent, input.dtype)
     if input.dtype is dtypes.bool and isinstance(exponent, builtins.bool):
         # NOTE: PyTorch special-cases x ** 1 as a copy and x ** 0 as ones, which work for bool
         if exponent:
@@ -277,8 +316,11 @@ def rpow(input: Tensor, base: Any) -> Tensor:  # noqa: A002
     b = as_tensor_like(base, input) if not _is_scalar(base) else base
     if isinstance(b, Tensor):
         return pow(b, input)
+    scalar_arg(base)
     if not input.dtype.is_floating_point and isinstance(base, float):
         input = input.to(dtypes.get_default_dtype())
+    elif type(base) is int and input.dtype.category == 1:
+        base = wrap_int(base, input.dtype)
     return _Rpow.apply(input, base=base)
 
 
@@ -286,14 +328,15 @@ class _Rpow(E._Unary):
     """``base ** x`` for a scalar ``base`` (PowBackward2)."""
 
     node_name = "PowBackward2"
+    elementwise = False  # NOTE: PyTorch's pow(Scalar, Tensor) result is C-contiguous
 
     def __init__(self, base: Any) -> None:
         self.base = base
 
-    @E._quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.power(self.base, x)
         out = out.astype(x.dtype, copy=False) if hasattr(out, "astype") else self.backend.asarray(out, x.dtype)
+        out = c_order(self.backend, out)
         self.save_for_backward(out)
         return out
 
@@ -306,12 +349,16 @@ class _Rpow(E._Unary):
         return grad * out * E._log_scalar(self.base)
 
 
-def _bitwise(name: str, doc: str) -> Callable[[Tensor, Any], Tensor]:
+def _bitwise(name: str, doc: str) -> Callable[..., Tensor]:
     """The ``torch`` function ``name`` (``bitwise_and``, ...): integers and bools only, in the
     promoted dtype (``&`` on int64 tensors is bitwise, not logical)."""
 
-    def fn(input: Tensor, other: Any) -> Tensor:  # noqa: A002
-        a, b = _promote(input, other)
+    def fn(input: Tensor, other: Any, *, _method: bool = False) -> Tensor:  # noqa: A002
+        if type(input) is not Tensor or type(other) is not Tensor:
+            input, other = operands(name, input, other, combos=True, two_numbers=False,
+                                    method=_method)
+        a, b = _promote(input, other) if isinstance(input, Tensor) else _scalar_to_tensor(
+            input, other)
         if a.dtype.is_floating_point:
             raise NotImplementedError(
                 f"\"{name}_{a._device.type}\" not implemented for '{_type_name(a.dtype)}'")
@@ -327,10 +374,12 @@ bitwise_or = _bitwise("bitwise_or", "Bitwise OR of integer or bool tensors (``|`
 bitwise_xor = _bitwise("bitwise_xor", "Bitwise XOR of integer or bool tensors (``^``).")
 
 
-def _bitwise_inplace(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+def _bitwise_inplace(fn: Callable[..., Tensor]) -> Callable[[Tensor, Any], Tensor]:
     def fn_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
         from .inplace_ops import inplace  # late: inplace_ops imports arith
 
+        if not isinstance(other, Tensor) and not _is_scalar(other):
+            raise invalid_arguments(fn.__name__ + "_", (other,), {})
         return inplace(input, fn, other)
 
     fn_.__name__ = fn_.__qualname__ = fn.__name__ + "_"
@@ -356,10 +405,25 @@ def _nograd_binary(name: str, a: Any, b: Any) -> Tensor:
     if batched(a, b):
         return raw_op(lambda be, x, y: getattr(be, name)(x, y), a, b)
     bd = b._data if isinstance(b, Tensor) else b
+    be = a.backend
+    token = be.quiet_fp()  # NOTE: x == 1e10 casts 1e10 to float16 (inf) silently, as PyTorch
     try:
-        return Tensor._make(getattr(a.backend, name)(a._data, bd), a._device)
+        out = getattr(be, name)(a._data, bd)
     except ValueError as e:
         raise _broadcast_error(a._data, bd) from e
+    finally:
+        be.restore_fp(token)
+    return Tensor._make(laid_out(be, out, a._data, bd) if out.ndim > 1 else out, a._device)
+
+
+def laid_out(be: Any, out: Any, *inputs: Any) -> Any:
+    """``out``, an elementwise result over ``inputs`` (arrays or scalars) computed with no node,
+    laid out as PyTorch's TensorIterator lays it out (``backend.iter_layout``, as
+    ``Node.elementwise`` does for ops with a node); C-contiguous inputs need no look."""
+    for a in inputs:
+        if a.__class__ is out.__class__ and not a.flags.c_contiguous:
+            return be.iter_layout(out, inputs)
+    return out
 
 
 def _nograd_unary(name: str, doc: str) -> Callable[[Tensor], Tensor]:
@@ -369,29 +433,32 @@ def _nograd_unary(name: str, doc: str) -> Callable[[Tensor], Tensor]:
     def fn(input: Tensor) -> Tensor:  # noqa: A002
         if input._level:
             return raw_op(lambda be, x: getattr(be, name)(x), input)
-        return Tensor._make(getattr(input.backend, name)(input._data), input._device)
+        be, x = input.backend, input._data
+        out = getattr(be, name)(x)
+        return Tensor._make(laid_out(be, out, x) if out.ndim > 1 else out, input._device)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
-def _tensor_arg(name: str, input: Any, other: Any) -> None:  # noqa: A002
+def _tensor_arg(name: str, input: Any, other: Any, method: bool) -> None:  # noqa: A002
     for arg, position, value in (("input", 1, input), ("other", 2, other)):
         if not isinstance(value, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
-                            f"not {type(value).__name__}")
+            raise TypeError(f"{name}(): argument '{arg}' (position "
+                            f"{arg_position(position, method)}) must be Tensor, not "
+                            f"{type(value).__name__}")
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def maximum(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Elementwise maximum; ties split the gradient in half."""
-    _tensor_arg("maximum", input, other)
+    _tensor_arg("maximum", input, other, _method)
     return _binary(E.Maximum, input, other)
 
 
-def minimum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def minimum(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Elementwise minimum; ties split the gradient in half."""
-    _tensor_arg("minimum", input, other)
+    _tensor_arg("minimum", input, other, _method)
     return _binary(E.Minimum, input, other)
 
 

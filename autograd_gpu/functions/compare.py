@@ -11,21 +11,32 @@ from ..ops import elementwise as E
 from ..ops.util import reduce_grad
 from ..tensor import Tensor
 from .arith import (
-    _is_scalar, _nograd_binary, _nograd_unary, _promote, _scalar_to_tensor, _type_name,
-    as_tensor_like, batched, raw_op,
+    _is_scalar, _nograd_binary, _nograd_unary, _promote, _scalar_to_tensor, _tensor_arg,
+    _type_name, as_tensor_like, batched, laid_out, operands, raw_op,
 )
-from .checks import expect_tensor
+from .checks import checked_scalar, expect_tensor, invalid_arguments, scalar_arg
 from .inplace_ops import inplace
+from .view_writes import overlaps, warn_expanded
 from .shape import _broadcast_shapes
 
 
 # ---- comparisons and logic (no gradient) -----------------------------------------------------
 
-def _comparison(name: str, backend_name: str, doc: str) -> Callable[[Any, Any], Tensor]:
+def _comparison(name: str, backend_name: str, doc: str) -> Callable[..., Tensor]:
     """The ``torch`` function ``name``: the backend's ``backend_name`` on the promoted operands
-    (broadcast; a Python scalar may stand on either side), recording no gradient."""
+    (broadcast; ``other`` may be a Python scalar), recording no gradient. PyTorch's argument
+    errors: the "invalid combination" one of a comparison, "must be Tensor" for the logical
+    ops (``_method``: the call was ``input.name(other)``)."""
+    logical = name.startswith("logical")
 
-    def fn(input: Any, other: Any) -> Tensor:  # noqa: A002
+    def fn(input: Any, other: Any, *, _method: bool = False) -> Tensor:  # noqa: A002
+        if type(input) is not Tensor or type(other) is not Tensor:
+            if logical:
+                _tensor_arg(name, input, other, _method)
+            elif not isinstance(input, Tensor):
+                raise invalid_arguments(name, (input, other), {})
+            else:
+                operands(name, input, other, combos=True, method=_method)
         return _nograd_binary(backend_name, input, other)
 
     fn.__name__ = fn.__qualname__ = name
@@ -67,7 +78,9 @@ def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
                                   f"'{_type_name(input.dtype)}'")
     if input._level:
         return raw_op(lambda be, x: ~x, input)
-    return Tensor._make(~input._data, input._device)
+    x = input._data
+    out = ~x
+    return Tensor._make(laid_out(input.backend, out, x) if out.ndim > 1 else out, input._device)
 
 
 def bitwise_not_(input: Tensor) -> Tensor:  # noqa: A002
@@ -154,19 +167,23 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *,  # noqa: A
         return nonzero(condition, as_tuple=True)
     _check_condition(condition)
     _broadcast_shapes(*(getattr(a, "shape", ()) for a in args))
+    scalars = [v for v in (input, other) if not isinstance(v, Tensor)]
+    for v in scalars:
+        scalar_arg(v)
     if not isinstance(input, Tensor):
         if isinstance(other, Tensor):
             input, other = _scalar_to_tensor(input, other)
         else:
             input = as_tensor_like(input, condition)
+    input, other = _promote(input, other)
+    for v in scalars:  # NOTE: PyTorch rounds a scalar into float16 unchecked, as in setitem
+        checked_scalar(v, input.dtype, check_half=False)
     if condition._level:
-        input, other = _promote(input, other)
         cond_t = condition if condition.dtype is dtypes.bool else condition.bool()
         return WhereT.apply(input, other, cond_t)
     cond = condition._data
     if cond.dtype.kind != "b":
         cond = cond.astype("bool")
-    input, other = _promote(input, other)
     return E.Where.apply(input, other, cond=cond)
 
 
@@ -246,7 +263,13 @@ def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A0
     if shape != tuple(input.shape):
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast "
                            f"shape {list(shape)}")
-    return inplace(input, _masked_fill, mask, value, shape)
+    through = None
+    if not input._level and overlaps(input._data):
+        # NOTE: PyTorch warns, then writes the masked elements only
+        warn_expanded("masked_fill_")
+        through = True if mask._device is not input._device or mask._level else \
+            input.backend.broadcast_to(mask._data, shape)
+    return inplace(input, _masked_fill, mask, value, shape, _through=through)
 
 
 def _masked_fill(input: Tensor, mask: Tensor, value: Any,  # noqa: A002
@@ -256,7 +279,9 @@ def _masked_fill(input: Tensor, mask: Tensor, value: Any,  # noqa: A002
                            f"two devices, {input._device} and {mask._device}!")
     is_tensor = isinstance(value, Tensor)
     if not is_tensor:
-        _check_fits(value, input.dtype)
+        value = checked_scalar(value, input.dtype)
+    elif value.dtype is not input.dtype and not value._level:
+        checked_scalar(value.item(), input.dtype)  # NOTE: PyTorch fills with value.item()
     value = as_tensor_like(value, input).to(input.dtype)
     if mask._level:  # NOTE: a batched mask is a batched condition (vmap): where's own node
         out = where(mask, value, input)
@@ -278,6 +303,7 @@ class MaskedFill(E._Binary):
     (MaskedFillBackward1: the gradient of ``v`` sums ``grad`` where ``cond`` holds)."""
 
     node_name = "MaskedFillBackward1"
+    elementwise = False  # NOTE: C-contiguous (see _contiguous)
 
     def __init__(self, cond: Any) -> None:
         self.cond = cond
@@ -297,6 +323,7 @@ class MaskedFillScalar(E._Unary):
     broadcast (MaskedFillBackward0: ``x`` is the only input)."""
 
     node_name = "MaskedFillBackward0"
+    elementwise = False  # NOTE: C-contiguous (see _contiguous)
 
     def __init__(self, cond: Any, value: Any) -> None:
         self.cond = cond
@@ -308,27 +335,6 @@ class MaskedFillScalar(E._Unary):
 
     def grad_of(self, grad: Any) -> Any:
         return reduce_grad(grad.where(~self.wrap(self.cond), 0.0), self.shape)
-
-
-_FILL_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-              "int64": "int64_t", "float16": "c10::Half", "float32": "float"}
-_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
-
-
-def _check_fits(value: Any, dtype: dtypes.dtype) -> None:
-    """PyTorch's refusal of a Python number that ``dtype`` cannot hold. NOTE: as in C++, an
-    unsigned type takes a negative value down to ``-max`` (it wraps around), and inf and nan
-    fit every floating type."""
-    if isinstance(value, bool) or dtype is dtypes.bool or dtype.name not in _FILL_TYPE:
-        return
-    if dtype.is_floating_point:
-        bad = abs(value) > _FLOAT_MAX[dtype.name] and abs(value) != float("inf")
-    else:
-        lo, hi = dtypes.int_bounds(dtype)
-        bad = not (-hi if lo == 0 else lo) <= value <= hi
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {_FILL_TYPE[dtype.name]} without "
-                           "overflow")
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002

@@ -6,10 +6,11 @@ from typing import Any
 
 from .. import dtypes
 from ..autograd.grad_mode import STATE
+from ..backends.composite import inverse_perm
 from ..ops import elementwise as E
 from ..tensor import Tensor
 from .arith import clone
-from .inplace_ops import _link_node
+from .view_writes import _link_node
 
 
 # ---- conversion ------------------------------------------------------------------------------
@@ -53,8 +54,13 @@ class _ToDevice(E._Unary):
     @classmethod
     def apply(cls, x: Any, target: Any = None) -> Any:  # type: ignore[override]
         src_dev = x._device
-        host = x.backend.to_host(x._data)
-        data = target.backend.from_host(host)
+        # NOTE: the copy keeps x's layout (preserve_format): moved in x's own order
+        order = x.backend.like_order(x._data)
+        outer = order[::-1] if order is not None else None
+        src = x._data if outer is None else x.backend.transpose(x._data, outer)
+        data = target.backend.from_host(x.backend.to_host(src))
+        if outer is not None:
+            data = target.backend.transpose(data, inverse_perm(outer))
         out = Tensor._make(data, target)
         if STATE.grad_enabled and x._requires_grad:
             node = _link_node(cls(target=src_dev), x, target)

@@ -14,17 +14,18 @@ from ..ops import elementwise as E
 from ..ops import movement as M
 from ..ops.util import normalize_dim
 from ..tensor import Tensor
-from .arith import as_tensor_like
-from .checks import expect_tensor
+from .arith import _is_scalar, as_tensor_like
+from .checks import arg_position, checked_scalar, expect_tensor
 from .index_key import check_broadcast, check_masks, is_full_slice, spell_out, translate
 from .shape import expanded_shape
-from .inplace_ops import _check_inplace_target, _write_error, copy_, inplace
+from .inplace_ops import _check_inplace_target, copy_, inplace
+from .view_writes import _OVERLAP, _write_error, overlaps, warn_expanded
 
 
 def _index_arg(fn: str, index: Any, input: Tensor, method: bool) -> Tensor:  # noqa: A002
     """``index`` checked as PyTorch's argument parser and device check do it. ``method``: the
     call was ``input.fn(...)``, whose argument positions do not count ``input``."""
-    expect_tensor(fn, "index", 2 if method else 3, index)
+    expect_tensor(fn, "index", arg_position(3, method), index)
     if index._device is not input._device:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least "
                            f"two devices, {input._device} and {index._device}!")
@@ -39,7 +40,7 @@ def _dim_arg(fn: str, dim: Any, method: bool) -> int:
             return int(dim.item())
     elif not isinstance(dim, bool) and hasattr(dim, "__index__"):
         return operator.index(dim)
-    raise TypeError(f"{fn}(): argument 'dim' (position {1 if method else 2}) must be int, not "
+    raise TypeError(f"{fn}(): argument 'dim' (position {arg_position(2, method)}) must be int, not "
                     f"{type(dim).__name__}")
 
 
@@ -280,6 +281,11 @@ def _is_bool_scalar(k: Any) -> bool:
 def setitem(t: Tensor, key: Any, value: Any) -> None:
     """``t[key] = value``, in place; recorded as CopySlices when autograd is involved."""
     value_t = value if isinstance(value, Tensor) else None
+    if value_t is None and _is_scalar(value):
+        if type(value) is int and not -(1 << 63) <= value < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+        # NOTE: PyTorch rounds a number into float16 unchecked here (to inf past 65504)
+        value = checked_scalar(value, t.dtype, check_half=False)
     if t._level or value_t is not None and value_t._level:
         _setitem_batched(t, key, value)
         return
@@ -291,6 +297,21 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     empty = advanced and t.backend.check_index(target.shape, npkey)
     if value_t is not None:
         value_t = _fit_value(target, npkey, advanced, value_t, empty)
+    through = None
+    if overlaps(target._data):  # elements sharing memory (a broadcast view)
+        if not advanced:
+            if overlaps(target._data[npkey]):
+                raise RuntimeError(_OVERLAP)
+        else:
+            # NOTE: PyTorch warns (twice for a mask and one value), then writes the selected
+            # elements only
+            warn_expanded("index_put_")
+            if isinstance(key, Tensor) and key.dtype is dtypes.bool and (
+                    value_t is None or value_t.ndim == 0):
+                warn_expanded("masked_fill_")
+            through = t.backend.zeros(target.shape, "bool")
+            if not empty:
+                through[npkey] = True
     if not recording:
         _check_inplace_target(t)
         v = value_t._data if value_t is not None else value
@@ -308,7 +329,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     if value_t is None:
         value_t = as_tensor_like(value, t)
     if advanced:
-        inplace(target, _index_put, npkey, value_t, empty)
+        inplace(target, _index_put, npkey, value_t, empty, _through=through)
         return
     copy_(getitem(t, key), value_t)
 

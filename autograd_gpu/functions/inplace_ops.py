@@ -1,74 +1,30 @@
-"""In-place ops and the machinery that records them.
+"""In-place ops and how they are recorded.
 
 ``inplace`` runs the out-of-place function and writes the result into the tensor's storage; with
 autograd involved, the tensor takes the new node as its ``grad_fn``, and for a view the base is
-rewired through CopySlices while the view is re-derived from it (AsStridedBackward0).
+rewired through CopySlices while the view is re-derived from it (``view_writes``).
 """
 
 from __future__ import annotations
 
 import builtins
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from .. import dtypes
 from ..autograd.grad_mode import STATE, no_grad
-from ..autograd.node import Node, _edge, named_type, short_name
-from ..autograd.node import _seq as _node_seq
+from ..autograd.node import Node
 from ..ops import elementwise as E
-from ..ops import movement as M
-from ..device import device
 from ..tensor import Tensor
 from .arith import (
-    _check_sub, _is_scalar, _type_name, add, as_tensor_like, batched, check_alpha, clamp, div,
-    mul, sub,
+    _check_sub, _is_scalar, _type_name, add, alpha_arg, as_tensor_like, batched, check_alpha,
+    clamp, div, mul, operands, pow, sub, wrap_int,
 )
-from .shape import _broadcast_shapes
-
-
-_OVERLAP = (
-    "unsupported operation: more than one element of the written-to tensor refers to a single "
-    "memory location. Please clone() the tensor before performing the operation."
+from .checks import checked_scalar, invalid_arguments, scalar_arg
+from .view_writes import (
+    _NO_GRAD_VIEW, _alias, _broadcast_into, _can_cast, _cast_error, _check_overlap,
+    _check_view_target, _copy_into, _rebase_view, _set_grad_fn, _shape_error, _write,
+    _write_error,
 )
-
-
-def _write_error(e: ValueError) -> RuntimeError:
-    """PyTorch's error for a failed write into a tensor's storage (NumPy raised ``e``)."""
-    if "read-only" in str(e):
-        return RuntimeError(_OVERLAP)
-    return RuntimeError(str(e))
-
-
-def _check_overlap(t: Tensor) -> None:
-    """PyTorch's refusal to write into a tensor whose elements share memory (a dim of stride 0
-    and size > 1: a broadcast view).
-
-    NOTE: NumPy's broadcast views are read-only, so the write itself would fail; CuPy's are
-    writable and would race silently.
-    """
-    a = t._data
-    if 0 in a.strides and a.size and any(
-            st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
-        raise RuntimeError(_OVERLAP)
-
-
-def _shape_error(dst: Sequence[int], src: Sequence[int]) -> RuntimeError:
-    """PyTorch's error for a write whose source shape ``src`` does not broadcast to ``dst``: the
-    size mismatch, or, when the two broadcast together to a larger shape, that shape."""
-    try:
-        shape = _broadcast_shapes(dst, src)
-    except RuntimeError as e:
-        return e
-    return RuntimeError(
-        f"output with shape {list(dst)} doesn't match the broadcast shape {list(shape)}"
-    )
-
-
-def _broadcast_into(backend: Any, src: Any, shape: tuple[int, ...]) -> Any:
-    """Array ``src`` broadcast to ``shape``, a write's destination, or ``_shape_error``."""
-    try:
-        return backend.broadcast_to(src, shape)
-    except ValueError:
-        raise _shape_error(shape, src.shape) from None
 
 
 # ---- in-place ops ----------------------------------------------------------------------------
@@ -93,22 +49,15 @@ def _check_inplace_target(t: Tensor) -> None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def _can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:
-    return src.category <= dst.category
-
-
-def _cast_error(src: dtypes.dtype, dst: dtypes.dtype) -> RuntimeError:
-    return RuntimeError(
-        f"result type {_type_name(src)} can't be cast to the desired output type {_type_name(dst)}"
-    )
-
-
-def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
+def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, _through: Any = None,
+            **kwargs: Any) -> Tensor:
     """Run ``fn(t, *args)`` and write the result into ``t``'s storage.
 
     With autograd involved, ``t`` then takes the new node as its ``grad_fn``; a view's base is
     rewired through CopySlices. Saved copies keep gradients exact even though ``t`` is
-    overwritten.
+    overwritten. ``_through``: the write goes through elements sharing memory (``fill_``: True)
+    or writes only where this bool array (of ``t``'s shape) is true (``masked_fill_``); by
+    default such a ``t`` is refused (``_check_overlap``).
     """
     if t._level or batched(*args):
         return _batched_inplace(t, fn, *args, **kwargs)
@@ -120,7 +69,7 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     if not recording:
         with no_grad():
             result = fn(t, *args, **kwargs)
-        _write(t, result)
+        _write(t, result, _through)
         return t
     if t._base is not None:
         _check_view_target(t)
@@ -134,9 +83,9 @@ def inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     if node is not None:
         node._own_saved_input(old)
     if t._base is not None:
-        _rebase_view(t, result)
+        _rebase_view(t, result, _through)
     else:
-        _write(t, result)
+        _write(t, result, _through)
         _set_grad_fn(t, node, result._output_nr, result._requires_grad)
     if node is not None and result.shape == t.shape:
         node._saved_output_is(result._data, t)
@@ -185,232 +134,6 @@ def write_batched(t: Tensor, value: Tensor) -> None:
     write_batched(inner, v.movedim(0, bdim) if bdim else v)
 
 
-def _alias(t: Tensor) -> Tensor:
-    """A stand-in for ``t`` before an in-place op: same storage and graph position."""
-    a = Tensor._make(t._data, t._device)
-    a.grad_fn, a._output_nr, a._requires_grad = t.grad_fn, t._output_nr, t._requires_grad
-    if t.grad_fn is None and t._requires_grad:
-        a._acc_ref = t._acc_ref
-    return a
-
-
-def _write(t: Tensor, result: Tensor) -> None:
-    if not _can_cast(result.dtype, t.dtype):
-        raise _cast_error(result.dtype, t.dtype)
-    _check_overlap(t)
-    src = result._data
-    if result.shape != t.shape:
-        src = _broadcast_into(t.backend, src, t._data.shape)
-    _copy_into(t, src)
-
-
-def _copy_into(t: Tensor, src: Any) -> None:
-    """Array ``src`` (of ``t``'s shape) written into ``t``'s storage, converted to its dtype."""
-    b = t.backend
-    token = b.quiet_fp()  # NOTE: a float too large for the dtype becomes inf silently, as PyTorch
-    try:
-        b.copyto(t._data, src, casting="unsafe")
-    except ValueError as e:
-        raise _write_error(e) from None
-    finally:
-        b.restore_fp(token)
-    t._counter().bump()
-
-
-_NO_GRAD_VIEW = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-    "code by moving both the view and the inplace either both inside the no_grad block (if you "
-    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
-    "tracked)."
-)
-
-
-def _check_view_target(view: Tensor) -> None:
-    """PyTorch's refusals for recorded in-place ops on views it cannot replay."""
-    chain = view._view_fn
-    if chain is None:
-        raise RuntimeError(_NO_GRAD_VIEW)
-    # NOTE: a view of one of several views (split, unbind) is refused too, by the name of the
-    # op that made it, as in PyTorch.
-    if any(i is not None for _, _, i in chain):
-        cls, params, i = chain[-1]
-        name = short_name(params.get("name") or cls.node_name or cls.__name__)
-        raise RuntimeError(
-            f"Output {i or 0} of {name} is a view and is being modified inplace. This view is the "
-            "output of a function that returns multiple views. Such functions do not allow the "
-            "output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one."
-        )
-
-
-def _rebase_view(view: Tensor, result: Tensor) -> None:
-    """In-place op on a view whose base is in the graph: the base's new grad_fn is CopySlices,
-    and the view is re-derived from the new base."""
-    base = view._base
-    assert base is not None and view._view_fn is not None
-    old_base = _alias(base)
-    _write(view, result)
-    new = _CopySlices.apply(old_base, result, chain=view._view_fn)
-    _set_grad_fn(base, new.grad_fn, 0, new._requires_grad)
-    refresh_view_grad_fn(view)
-
-
-def refresh_view_grad_fn(view: Tensor) -> None:
-    """Give ``view`` a grad_fn derived from its base's current one: one AsStridedBackward0 node
-    (PyTorch's name) whose backward scatters the gradient into the base's shape."""
-    base = view._base
-    assert base is not None and view._view_fn is not None
-    view._view_version = view._counter().value
-    if not base._requires_grad:
-        return
-    node = _AsStridedView(view._view_fn, tuple(base.shape), _layout(base._data))
-    _set_grad_fn(view, _link_node(node, base, base._device), 0, True)
-
-
-def _link_node(node: Node, input: Tensor, dev: device) -> Node:  # noqa: A002
-    """Wire ``node``, built outside ``Node.apply``, into the graph as the one-input node after
-    ``input``, its gradients living on ``dev``."""
-    node.backend, node.backend_device = dev.backend, dev
-    node.needs_input_grad = (True,)
-    node.next_functions = (_edge(input, Tensor),)
-    node._seq = next(_node_seq)
-    node.__class__ = named_type(node)
-    return node
-
-
-def _set_grad_fn(t: Tensor, fn: Any, output_nr: int, requires_grad: bool) -> None:
-    """Point ``t`` at a new node after an in-place op; ``retain_grad`` follows it (hooks stay
-    with the old node and see the gradient of the old value, as in PyTorch)."""
-    old = t._grad_fn
-    if old is not None and old._retain_grad:
-        ref = old._retain_grad.get(t._output_nr)
-        if ref is not None and ref() is t:
-            del old._retain_grad[t._output_nr]
-            if fn is not None:
-                if fn._retain_grad is None:
-                    fn._retain_grad = {}
-                fn._retain_grad[output_nr] = ref
-    t._grad_fn, t._output_nr, t._requires_grad = fn, output_nr, requires_grad
-
-
-class _ViewNode(Node):
-    """A node that knows how a view is derived from its base: the ``chain`` of view ops, the
-    base's shape and its ``order`` (``_layout``)."""
-
-    def __init__(self, chain: tuple[Any, ...], base_shape: tuple[int, ...],
-                 order: tuple[int, ...]) -> None:
-        self.chain = chain
-        self.base_shape = base_shape
-        self.order = order
-
-
-class _AsStridedView(_ViewNode):
-    """A view re-derived from its base after an in-place op (AsStridedBackward0)."""
-
-    node_name = "AsStridedBackward0"
-
-    def backward(self, grad: Any) -> tuple[Any]:
-        return (_ViewScatter.apply(grad, chain=self.chain, base_shape=self.base_shape,
-                                   order=self.order),)
-
-
-class _ViewScatter(_ViewNode):
-    """Zeros of the base's shape with ``grad`` in the view's region; backward reads the region."""
-
-    node_name = "AsStridedBackwardBackward0"
-
-    def forward(self, grad: Any) -> Any:
-        out = _scratch(self.backend, self.base_shape, self.order, 0, grad.dtype)
-        _replay_array(self, out, self.chain)[...] = grad
-        return out
-
-    def backward(self, grad: Any) -> tuple[Any]:
-        return (replay_view(grad, self.chain),)
-
-
-def replay_view(base: Tensor, chain: tuple[Any, ...]) -> Tensor:
-    """The values of the view that ``chain`` derives from ``base`` (tensor ops: recorded).
-
-    NOTE: ``base`` is a gradient, whose strides need not be the base tensor's: ``view`` steps
-    replay as ``reshape`` (a copy where the strides forbid a view). The values are PyTorch's,
-    whose CopySlices first copies the gradient into the base's strides.
-    """
-    out: Any = base
-    for cls, params, i in chain:
-        if cls is M.Reshape:
-            out = out.reshape(params["shape"])
-        else:
-            out = cls.apply(out, **params) if params else cls.apply(out)
-        if i is not None:
-            out = out[i]
-    return out
-
-
-def _layout(a: Any) -> tuple[int, ...]:
-    """The dims of array ``a`` from the largest stride to the smallest (``0, 1, ...`` for C
-    order): with it, ``_scratch`` makes arrays on which the base's view chain replays."""
-    strides = a.strides
-    return tuple(sorted(range(a.ndim), key=lambda d: -strides[d]))
-
-
-def _scratch(backend: Any, shape: tuple[int, ...], order: tuple[int, ...], value: Any,
-             dtype: Any) -> Any:
-    """A new dense array of ``shape`` filled with ``value``, its dims laid out in memory in
-    ``order``.
-
-    NOTE: a view chain is replayed on it as on the base (``view`` needs compatible strides:
-    ``x.t().clone().t().view(-1)`` is a view of an F-ordered base, and would fail on C order).
-    """
-    if order == tuple(range(len(order))):
-        return backend.full(shape, value, dtype)
-    arr = backend.full(tuple(shape[d] for d in order), value, dtype)
-    return backend.transpose(arr, tuple(order.index(d) for d in range(len(order))))
-
-
-def _replay_array(node: Node, arr: Any, chain: tuple[Any, ...]) -> Any:
-    """The view of array ``arr`` that ``chain`` derives (``arr`` has the base's layout, so every
-    step is a view: writes through it land in ``arr``)."""
-    for cls, params, i in chain:
-        n = cls(**params) if params else cls()
-        n.backend = node.backend
-        out = n.forward(arr)
-        if not n.is_view:  # NOTE: a copy would swallow the writes made through it
-            raise RuntimeError(f"internal error: {n.name()} copied while replaying a view chain")
-        arr = out[i] if i is not None else out
-    return arr
-
-
-class _CopySlices(Node):
-    """The base of a view after an in-place op on the view: ``base`` with ``result`` in the view's
-    region. Backward: the region's gradient goes to ``result``, the rest to the old base."""
-
-    node_name = "torch::autograd::CopySlices"
-
-    def __init__(self, chain: tuple[Any, ...]) -> None:
-        self.chain = chain
-
-    def __repr__(self) -> str:
-        return f"<CopySlices object at {hex(id(self))}>"
-
-    def forward(self, base: Any, result: Any) -> Any:
-        # NOTE: the write already happened (the view shares the base's storage); the output
-        # is the base's own storage, so other views stay valid.
-        self.shape = base.shape
-        self.order = _layout(base)
-        return base
-
-    def backward(self, grad: Any) -> tuple[Any, Any]:
-        gb = gr = None
-        if self.needs_input_grad[0]:
-            mask = _scratch(self.backend, self.shape, self.order, 1, grad._data.dtype)
-            _replay_array(self, mask, self.chain)[...] = 0
-            gb = grad * self.wrap(mask)
-        if self.needs_input_grad[1]:
-            gr = replay_view(grad, self.chain)
-        return gb, gr
-
-
 def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor | None:
     """In-place arithmetic without autograd straight into ``t``'s storage (the optimizer path)."""
     if STATE.grad_enabled and (t._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
@@ -433,7 +156,8 @@ def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor |
         if other.ndim == 0 and t.ndim > 0:
             odt = odt if odt.category > t.dtype.category else t.dtype
     elif _is_scalar(other):
-        o = other
+        scalar_arg(other)
+        o = wrap_int(other, t.dtype) if type(other) is int and t.dtype.category == 1 else other
         odt = dtypes.scalar_type(other)
     else:
         return None
@@ -444,12 +168,16 @@ def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor |
     if not _can_cast(res, t.dtype):
         raise _cast_error(res, t.dtype)
     if alpha != 1 or type(alpha) is not int:
-        check_alpha(res, alpha)
+        alpha = check_alpha(res, alpha, negate=ufunc == "subtract")
     token = b.quiet_fp()  # NOTE: silent on inf/nan, as PyTorch (see Node.apply)
     try:
-        if alpha != 1:
-            o = b.multiply(o, alpha)
-        getattr(b, ufunc)(t._data, o, out=t._data, casting="unsafe")
+        if t.dtype is dtypes.float16 and (alpha != 1 or type(other) is not Tensor and ufunc in (
+                "multiply", "true_divide")):
+            b.opmath(ufunc, t._data, o, alpha, out=t._data)  # NOTE: in float32, as PyTorch's
+        else:
+            if alpha != 1:
+                o = b.multiply(o, alpha)
+            getattr(b, ufunc)(t._data, o, out=t._data, casting="unsafe")
     except ValueError as e:
         if "broadcast" in str(e):
             raise _shape_error(t.shape, getattr(o, "shape", ())) from None
@@ -460,28 +188,58 @@ def _fast_inplace(t: Tensor, ufunc: str, other: Any, alpha: Any = 1) -> Tensor |
     return t
 
 
+def method_operand(fn: str, t: Tensor, other: Any, combos: bool = False, **kwargs: Any) -> None:
+    """PyTorch's argument error of the method call ``t.fn(other)`` (``add_``, ``pow_``, ...) when
+    ``other`` is neither a tensor nor a number (``combos``, ``kwargs``: see ``operands``)."""
+    if type(other) is not Tensor and not _is_scalar(other):
+        operands(fn, t, other, combos=combos, method=True, **kwargs)
+
+
 def add_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    method_operand("add_", t, other)
+    if type(alpha) is not int or alpha != 1:
+        alpha = alpha_arg("add_", alpha)
     out = _fast_inplace(t, "add", other, alpha)
     return inplace(t, add, other, alpha=alpha) if out is None else out
 
 
 def sub_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    method_operand("sub_", t, other)
+    if type(alpha) is not int or alpha != 1:
+        alpha = alpha_arg("sub_", alpha)
     _check_sub(t, other)
     out = _fast_inplace(t, "subtract", other, alpha)
     return inplace(t, sub, other, alpha=alpha) if out is None else out
 
 
 def mul_(t: Tensor, other: Any) -> Tensor:
+    method_operand("mul_", t, other)
     out = _fast_inplace(t, "multiply", other)
     return inplace(t, mul, other) if out is None else out
 
 
 def div_(t: Tensor, other: Any) -> Tensor:
+    method_operand("div_", t, other)
     out = _fast_inplace(t, "true_divide", other)
     return inplace(t, div, other) if out is None else out
 
 
+def pow_(t: Tensor, exponent: Any) -> Tensor:
+    method_operand("pow_", t, exponent, combos=True)
+    return inplace(t, pow, exponent)
+
+
 def clamp_(t: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    from .unary import clamp_dtype  # late: unary builds on arith, as this module does
+
+    bounds = [v for v in (min, max) if v is not None]
+    if not builtins.all(isinstance(v, Tensor) or _is_scalar(v) for v in bounds):
+        raise invalid_arguments("clamp_", tuple(bounds), {})
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        out = clamp_dtype(t.dtype, min, max)
+        if out is not t.dtype:  # NOTE: PyTorch's clamp_ names the C type here
+            raise RuntimeError(f"result type {_type_name(out)} can't be cast to the desired "
+                               f"output type {dtypes.c_type_name(t.dtype)}")
     return inplace(t, clamp, min, max)
 
 
@@ -510,17 +268,19 @@ def fill_(t: Tensor, value: Any, name: str = "FillBackward0") -> Tensor:
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
         return copy_(t, value.expand(t.shape) if t.ndim else value)
+    if _is_scalar(value):  # NOTE: PyTorch fills one element without checking float16's range
+        value = checked_scalar(value, t.dtype, check_half=t.numel() != 1)
     if t._level:
         return _batched_inplace(t, lambda x: _Fill.apply(x, value=value, name=name))
     if not STATE.grad_enabled or not (t._requires_grad or (t._base is not None and t._base._requires_grad)):
         _check_inplace_target(t)
         try:
-            t._data[...] = value
+            t._data[...] = value  # NOTE: through elements that share memory, as PyTorch
         except ValueError as e:
             raise _write_error(e) from None
         t._counter().bump()
         return t
-    return inplace(t, lambda x: _Fill.apply(x, value=value, name=name if name != "FillBackward0" else "FillBackward2"))
+    return inplace(t, lambda x: _Fill.apply(x, value=value, name=name if name != "FillBackward0" else "FillBackward2"), _through=True)
 
 
 class _CopyFrom(Node):
@@ -577,6 +337,8 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = 
 
 
 def _sample_into(t: Tensor, sample: Callable[[], Any]) -> Tensor:
+    if not t._level:
+        _check_overlap(t)
     with no_grad():
         values = sample()
         if isinstance(values, Tensor):  # NOTE: under vmap (see random.sample_like)

@@ -7,7 +7,7 @@ from typing import Any
 from ..ops import linalg
 from ..ops import movement as M
 from ..tensor import Size, Tensor
-from .checks import addmm_dtype_error, expect_tensor, matmul_dtype_error
+from .checks import addmm_dtype_error, arg_position, expect_tensor, matmul_dtype_error
 from .shape import _broadcast_shapes
 
 
@@ -21,29 +21,31 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str, shapes_match: bool = True) 
         raise err
 
 
-def _tensors(fn: str, *args: tuple[str, Any]) -> None:
+def _tensors(fn: str, method: bool, *args: tuple[str, Any]) -> None:
+    """PyTorch's TypeError for the first argument of ``fn`` that is not a tensor (``method``:
+    the call was ``input.fn(...)``, whose positions do not count ``input``)."""
     for position, (name, value) in enumerate(args, 1):
-        expect_tensor(fn, name, position, value)
+        expect_tensor(fn, name, arg_position(position, method), value)
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+def mm(input: Tensor, mat2: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Matrix product of two 2-D tensors."""
-    _tensors("mm", ("input", input), ("mat2", mat2))
+    _tensors("mm", _method, ("input", input), ("mat2", mat2))
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
     _check_same_dtype(input, mat2, "mm", input.shape[1] == mat2.shape[0])
     return linalg.Mm.apply(input, mat2)
 
 
-def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
-    _tensors("mv", ("input", input), ("vec", vec))
+def mv(input: Tensor, vec: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
+    _tensors("mv", _method, ("input", input), ("vec", vec))
     _check_same_dtype(input, vec, "mv", input.ndim != 2 or vec.ndim != 1 or
                       input.shape[1] == vec.shape[0])
     return linalg.Mv.apply(input, vec)
 
 
-def dot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
-    _tensors("dot", ("input", input), ("tensor", other))
+def dot(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
+    _tensors("dot", _method, ("input", input), ("tensor", other))
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
@@ -52,8 +54,8 @@ def dot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return linalg.Dot.apply(input, other)
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
-    _tensors("bmm", ("input", input), ("mat2", mat2))
+def bmm(input: Tensor, mat2: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
+    _tensors("bmm", _method, ("input", input), ("mat2", mat2))
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
@@ -63,9 +65,10 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
     return linalg.Bmm.apply(input, mat2)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
+          _method: bool = False) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0)."""
-    _tensors("addmm", ("input", input), ("mat1", mat1), ("mat2", mat2))
+    _tensors("addmm", _method, ("input", input), ("mat1", mat1), ("mat2", mat2))
     err = addmm_dtype_error(input, mat1, mat2)
     if err is not None:
         raise err
@@ -74,10 +77,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return linalg.Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def matmul(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Matrix product with NumPy's rules: dot, mv, mm, and broadcast batched products."""
     a, b = input, other
-    _tensors("matmul", ("input", a), ("other", b))
+    _tensors("matmul", _method, ("input", a), ("other", b))
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
         raise RuntimeError(

@@ -9,7 +9,7 @@ from .. import dtypes
 from ..autograd.node import Node
 from ..ops import fused
 from ..ops import reduce as R
-from ..ops.util import normalize_dim, normalize_dims
+from ..ops.util import c_order, normalize_dim, normalize_dims
 from ..tensor import Tensor
 from .arith import _float_input, _type_name, maximum, minimum, raw_reduce
 
@@ -194,7 +194,7 @@ def _arg(input: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:  #
             out = b.asarray(out).reshape((1,) * input.ndim)
     else:
         out = getattr(b, name)(input._data, axis=normalize_dim(dim, input.ndim), keepdims=keepdim)
-    return Tensor._make(b.asarray(out).astype("int64", copy=False), input._device)
+    return Tensor._make(c_order(b, b.asarray(out).astype("int64", copy=False)), input._device)
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa: A002
@@ -233,7 +233,7 @@ def _bool_reduce(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:  
         return raw_reduce(lambda be, a, ds, keep: getattr(be, name)(a, axis=ds, keepdims=keep),
                           input, dims, keepdim)
     out = getattr(input.backend, name)(input._data, axis=axis, keepdims=keepdim)
-    return Tensor._make(out, input._device)
+    return Tensor._make(c_order(input.backend, out), input._device)
 
 
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002

@@ -14,7 +14,7 @@ from .arith import _binary, _promote, _scalar_to_tensor, operands
 from .shape import _broadcast_shapes
 
 
-def floor_divide(input: Any, other: Any) -> Tensor:  # noqa: A002
+def floor_divide(input: Any, other: Any, *, _method: bool = False) -> Tensor:  # noqa: A002
     """``input // other``, rounding toward -inf, in the promoted dtype.
 
     Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError`` on every
@@ -26,11 +26,11 @@ def floor_divide(input: Any, other: Any) -> Tensor:  # noqa: A002
         tensor([ 3, -4])
     """
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = operands("floor_divide", input, other, combos=True)
+        input, other = operands("floor_divide", input, other, combos=True, method=_method)
     return _rounding("div_floor", R.FloorDivide, input, other)
 
 
-def remainder(input: Any, other: Any) -> Tensor:  # noqa: A002
+def remainder(input: Any, other: Any, *, _method: bool = False) -> Tensor:  # noqa: A002
     """``input % other`` with the sign of ``other``, as Python's ``%``; a float zero keeps the
     sign of ``input`` (``-4.0 % 2`` is ``-0.0``), as in PyTorch.
 
@@ -43,7 +43,8 @@ def remainder(input: Any, other: Any) -> Tensor:  # noqa: A002
         tensor([1, 2])
     """
     if type(input) is not Tensor or type(other) is not Tensor:
-        input, other = operands("remainder", input, other, combos=True, two_numbers=False)
+        input, other = operands("remainder", input, other, combos=True, two_numbers=False,
+                                method=_method)
     if not isinstance(input, Tensor):
         name = R.NOT_IMPLEMENTED
     else:
@@ -77,8 +78,10 @@ def rounding_inplace(t: Tensor, fn: Callable[..., Tensor], other: Any, **kw: Any
 
     As in PyTorch, a bool ``t`` whose result would not be bool is refused for the cast before
     anything is divided (``t //= 0`` reports the cast, not the zero)."""
-    from .inplace_ops import _can_cast, _cast_error, _shape_error, inplace  # late: imports arith
+    from .inplace_ops import inplace, method_operand  # late: inplace_ops imports arith
+    from .view_writes import _can_cast, _cast_error, _shape_error
 
+    method_operand(fn.__name__ + "_", t, other, combos=True, **kw)
     if t.dtype is dtypes.bool:
         res = _promote(t, other)[0].dtype
         if not _can_cast(res, t.dtype):

@@ -10,7 +10,8 @@ from ..autograd.node import Node
 from ..ops import elementwise as E
 from ..ops import unary as U
 from ..tensor import Tensor
-from .arith import _broadcast_error, _float_input, as_tensor_like, pow
+from .arith import _broadcast_error, _float_input, _is_scalar, as_tensor_like, pow
+from .checks import checked_scalar, invalid_arguments
 
 
 def neg(input: Tensor) -> Tensor:  # noqa: A002
@@ -82,18 +83,39 @@ def relu(input: Tensor) -> Tensor:  # noqa: A002
     return U.Relu.apply(input)
 
 
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A001,A002
+def clamp(input: Tensor, min: Any = None, max: Any = None, *,  # noqa: A001,A002
+          _method: bool = False) -> Tensor:
     """Limit ``input`` to ``[min, max]``; the gradient passes where ``min <= x <= max``."""
+    bounds = [v for v in (min, max) if v is not None]
+    if not all(isinstance(v, Tensor) or _is_scalar(v) for v in bounds):
+        # NOTE: the bounds are listed as positional arguments (PyTorch lists keywords apart)
+        raise invalid_arguments("clamp", tuple(bounds) if _method else (input, *bounds), {})
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(input, min, max)
-    if not input.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
-        input = input.to(dtypes.get_default_dtype())
+    out = clamp_dtype(input.dtype, min, max)
+    if out is not input.dtype:
+        input = input.to(out)
+    # NOTE: the bounds are converted to the result dtype, checked (uint8 takes -1 as 255)
+    if _is_scalar(min):
+        min = checked_scalar(min, input.dtype)
+    if _is_scalar(max):
+        max = checked_scalar(max, input.dtype)
     return U.Clamp.apply(input, lo=min, hi=max)
 
 
 clip = clamp
+
+
+def clamp_dtype(d: dtypes.dtype, lo: Any, hi: Any) -> dtypes.dtype:
+    """The dtype ``clamp`` computes in, for input dtype ``d`` and scalar bounds: a float bound
+    makes integers the default float dtype; an int bound makes bool int64."""
+    if d.category < 2 and (isinstance(lo, float) or isinstance(hi, float)):
+        return dtypes.get_default_dtype()
+    if d.category == 0 and (type(lo) is int or type(hi) is int):
+        return dtypes.int64
+    return d
 
 
 def _clamp_tensor(input: Tensor, lo: Any, hi: Any) -> Tensor:  # noqa: A002

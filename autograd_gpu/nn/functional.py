@@ -27,7 +27,7 @@ from ._normalization import batch_norm, embedding, layer_norm
 
 __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu",
-    "gelu", "leaky_relu", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot",
+    "elu_", "gelu", "leaky_relu", "leaky_relu_", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot",
     "pad", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
 ]
 __all__ += ["batch_norm", "embedding", "layer_norm"]
@@ -83,10 +83,21 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
         >>> leaky_relu(tensor([-2.0, 3.0]), 0.1)
         tensor([-0.2000,  3.0000])
     """
-    expect_tensor("leaky_relu_" if inplace else "leaky_relu", "input", 1, input)
     if inplace:
-        return _inplace(input, leaky_relu, negative_slope)
+        return leaky_relu_(input, negative_slope)
+    expect_tensor("leaky_relu", "input", 1, input)
     return nn_ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """``leaky_relu`` in place (LeakyReluBackward1, which saves the result: a later in-place
+    write to ``input`` makes backward refuse; a negative slope is refused in backward)."""
+    expect_tensor("leaky_relu_", "input", 1, input)
+    return _inplace(input, _leaky_relu_result, negative_slope)
+
+
+def _leaky_relu_result(input: Tensor, negative_slope: float) -> Tensor:  # noqa: A002
+    return nn_ops.LeakyReluResult.apply(input, negative_slope=negative_slope)  # type: ignore[no-any-return]
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
@@ -108,10 +119,21 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
-    expect_tensor("elu_" if inplace else "elu", "input", 1, input)
     if inplace:
-        return _inplace(input, elu, alpha)
+        return elu_(input, alpha)
+    expect_tensor("elu", "input", 1, input)
     return nn_ops.Elu.apply(input, alpha=alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """``elu`` in place (EluBackward1, which saves the result: a later in-place write to
+    ``input`` makes backward refuse; a negative ``alpha`` is refused in backward)."""
+    expect_tensor("elu_", "input", 1, input)
+    return _inplace(input, _elu_result, alpha)
+
+
+def _elu_result(input: Tensor, alpha: float) -> Tensor:  # noqa: A002
+    return nn_ops.EluResult.apply(input, alpha=alpha)  # type: ignore[no-any-return]
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002

@@ -15,19 +15,10 @@ from ..autograd.node import Node
 from .util import reduce_grad
 
 
-def _quiet(forward: Callable[..., Any]) -> Callable[..., Any]:
-    """Run ``forward`` with NumPy's floating-point warnings off: poles and overflow give inf or
-    nan silently, as in PyTorch (``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``)."""
-
-    def quiet_forward(self: Node, *arrays: Any) -> Any:
-        with self.backend.errstate(all="ignore"):
-            return forward(self, *arrays)
-
-    return quiet_forward
-
-
 class _Binary(Node):
     """Base of broadcasting binary ops; inputs arrive already in the promoted dtype."""
+
+    elementwise = True
 
     def forward(self, x: Any, y: Any) -> Any:
         if self.needs_input_grad:  # only backward reads them
@@ -46,6 +37,12 @@ def _shape(x: Any) -> tuple[int, ...] | None:
     return x.shape if hasattr(x, "shape") else None
 
 
+# NOTE: float16 times or over a Python number, and float16 plus or minus a scaled operand,
+# compute in float32 as PyTorch's CPU kernels do (``backend.opmath``).
+_HALF = "float16"
+_NUMBERS = (float, int)
+
+
 class Add(_Binary):
     node_name = "AddBackward0"
     raw_ok = True
@@ -55,6 +52,8 @@ class Add(_Binary):
 
     def compute(self, x: Any, y: Any) -> Any:
         b = self.backend
+        if self.alpha != 1 and x.dtype == _HALF:
+            return b.opmath("add", x, y, self.alpha)
         return _keep_dtype(b.add(x, y if self.alpha == 1 else _scaled(b, y, self.alpha)), x)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
@@ -82,6 +81,8 @@ class Sub(_Binary):
 
     def compute(self, x: Any, y: Any) -> Any:
         b = self.backend
+        if self.alpha != 1 and x.dtype == _HALF:
+            return b.opmath("subtract", x, y, self.alpha)
         return _keep_dtype(b.subtract(x, y if self.alpha == 1 else _scaled(b, y, self.alpha)), x)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
@@ -111,6 +112,8 @@ class Mul(_Binary):
         if need:  # NOTE: keep each factor only if the other one needs its gradient; saved in
             # PyTorch's order (other, then self), which saved-tensor hooks observe
             self.save_for_backward(y if need[0] else None, x if need[1] else None)
+        if y.__class__ in _NUMBERS and x.dtype == _HALF:
+            return self.backend.opmath("multiply", x, y)
         return self.backend.multiply(x, y)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
@@ -127,9 +130,11 @@ class Div(_Binary):
         need = self.needs_input_grad
         if need:
             self.save_for_backward(x if need[1] else None, y)
-        # NOTE: x / 0 is inf or nan without a warning, as in PyTorch.
-        with self.backend.errstate(divide="ignore", invalid="ignore"):
-            return self.backend.true_divide(x, y)
+        # NOTE: x / 0 is inf or nan without a warning, as in PyTorch (Node.apply silences
+        # NumPy's floating-point warnings around every forward and backward).
+        if y.__class__ in _NUMBERS and x.dtype == _HALF:
+            return self.backend.opmath("true_divide", x, y)
+        return self.backend.true_divide(x, y)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
@@ -146,7 +151,6 @@ class Pow(_Binary):
     def __init__(self, name: str) -> None:
         self.node_name = name
 
-    @_quiet
     def compute(self, x: Any, y: Any) -> Any:
         special = _POW_SPECIAL.get(y) if type(y) in (int, float) and x.dtype.kind == "f" else None
         out = special(self.backend, x) if special is not None else self.backend.power(x, y)
@@ -241,6 +245,7 @@ class Where(_Binary):
     """``where(cond, x, y)``; ``cond`` is a parameter, not an input (it has no gradient)."""
 
     node_name = "WhereBackward0"
+    elementwise = False  # NOTE: laid out in compute: cond, a parameter, has a say too
 
     def __init__(self, cond: Any) -> None:
         self.cond = cond
@@ -261,6 +266,8 @@ class Where(_Binary):
 # ---- unary base ----------------------------------------------------------------------------
 
 class _Unary(Node):
+    elementwise = True
+
     def backward(self, grad: Any) -> tuple[Any]:
         return (self.grad_of(grad, *self.saved_tensors),)
 
@@ -272,13 +279,14 @@ class ToCopy(_Unary):
     """A dtype conversion (``to(dtype)``, ``float()``, ``double()``)."""
 
     node_name = "ToCopyBackward0"
+    elementwise = False  # NOTE: laid out by preserve_format_copy
 
     def __init__(self, dtype: str) -> None:
         self.dtype = dtype
 
     def forward(self, x: Any) -> Any:
         self.in_dtype = x.dtype.name
-        return x.astype(self.dtype)
+        return preserve_format_copy(self.backend, x, self.dtype)
 
     def grad_of(self, grad: Any) -> Any:
         from ..dtypes import from_name
@@ -289,6 +297,7 @@ class ToCopy(_Unary):
 class Clone(_Unary):
     node_name = "CloneBackward0"
     raw_ok = True
+    elementwise = False  # NOTE: laid out by preserve_format_copy
 
     def forward(self, x: Any) -> Any:
         return preserve_format_copy(self.backend, x)
@@ -297,53 +306,21 @@ class Clone(_Unary):
         return grad
 
 
-def preserve_format_copy(b: Any, x: Any) -> Any:
-    """A copy of ``x`` laid out as PyTorch's ``clone()`` lays it out (``preserve_format``).
+def preserve_format_copy(b: Any, x: Any, dtype: Any = None) -> Any:
+    """A copy of ``x`` (in ``dtype`` if given) laid out as PyTorch's ``clone()`` and ``to()``
+    lay it out (``preserve_format``, ``backend.like_order``).
 
-    A dense, non-overlapping ``x`` keeps its strides (NumPy's order 'K' does that). Any other
-    (expanded, strided) gets dense strides that follow the order of ``x``'s own, C order where
-    that order is ambiguous (a zero stride): NumPy's 'K' would put an expanded dim innermost.
-    NOTE: the layout decides whether a later ``reshape`` is a view, so it changes what an in-place
-    op on that view writes.
+    A dense, non-overlapping ``x`` keeps its strides. Any other (expanded, strided) gets dense
+    strides that follow the order of ``x``'s own, C order where a zero stride leaves it open
+    (NumPy's order 'K' would put an expanded dim innermost).
+    NOTE: the layout decides whether a later ``view`` works and whether ``reshape`` is a view,
+    so it changes what an in-place op on that view writes.
     """
-    if x.ndim < 2 or not x.size:
-        return b.copy(x)
-    shape = x.shape
-    strides = [st // x.itemsize for st in x.strides]
-    inner_first = _dense_order(shape, strides)
-    if inner_first is None:
-        return b.copy(x)
-    outer_first = inner_first[::-1]
-    out = b.empty(tuple(shape[d] for d in outer_first), x.dtype)
-    out = b.transpose(out, tuple(outer_first.index(d) for d in range(x.ndim)))
+    if x.ndim < 2 or x.flags.c_contiguous:
+        return b.copy(x) if dtype is None else x.astype(dtype)
+    out = b.empty_in_order(x.shape, x.dtype if dtype is None else dtype, b.like_order(x))
     out[...] = x
     return out
-
-
-def _dense_order(shape: tuple[int, ...], strides: list[int]) -> list[int] | None:
-    """The dims of a strided array from innermost to outermost, by stride (insertion sort that
-    leaves the C order alone where a stride is 0, and puts the larger of two equal-stride dims
-    outside); None when the array is already dense and non-overlapping."""
-    expect = 1
-    for st, n in sorted((st, n) for st, n in zip(strides, shape) if n != 1):
-        if st != expect:
-            break
-        expect *= n
-    else:
-        return None
-    order = list(range(len(shape) - 1, -1, -1))
-    for i in range(1, len(order)):
-        j = i
-        for k in range(i - 1, -1, -1):
-            a, c = order[k], order[j]
-            if strides[a] == 0 or strides[c] == 0:
-                continue
-            if strides[a] > strides[c] or (strides[a] == strides[c] and shape[a] > shape[c]):
-                order[k], order[j] = order[j], order[k]
-                j = k
-            elif strides[a] < strides[c]:
-                break
-    return order
 
 
 def __getattr__(name: str) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
+from .util import c_order
 
 
 class Softmax(Node):
@@ -15,7 +16,8 @@ class Softmax(Node):
         self.dim = dim
 
     def forward(self, x: Any) -> Any:
-        out = self.backend.softmax(x, self.dim)
+        # NOTE: on a C-contiguous copy of x, as PyTorch, so that the result is C-contiguous.
+        out = self.backend.softmax(c_order(self.backend, x), self.dim)
         self.save_for_backward(out)
         return out
 
@@ -34,7 +36,7 @@ class LogSoftmax(Node):
         self.dim = dim
 
     def forward(self, x: Any) -> Any:
-        out = self.backend.log_softmax(x, self.dim)
+        out = self.backend.log_softmax(c_order(self.backend, x), self.dim)  # NOTE: as softmax
         self.save_for_backward(out)
         return out
 

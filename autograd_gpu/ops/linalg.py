@@ -27,12 +27,13 @@ class Mm(Node):
         need = self.needs_input_grad
         if need:
             self.save_for_backward(x if need[1] else None, y if need[0] else None)
+            self.col_major = (_col_major(x), _col_major(y))
         return self.backend.matmul(x, y)
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
         # NOTE: operators only (@, .T), so the same lines run on arrays (raw path) and Tensors.
-        return (grad @ y.T if y is not None else None, x.T @ grad if x is not None else None)
+        return _mm_grads(grad, x, y, self.col_major)
 
 
 class Addmm(Node):
@@ -52,6 +53,7 @@ class Addmm(Node):
         need = self.needs_input_grad
         if need:
             self.save_for_backward(x if need[2] else None, y if need[1] else None)
+            self.col_major = (_col_major(x), _col_major(y))
         self.c_shape = c.shape
         out = b.matmul(x, y)
         if self.alpha != 1:
@@ -68,12 +70,30 @@ class Addmm(Node):
         gc = None
         if need[0]:
             gc = reduce_grad(grad if self.beta == 1 else grad * self.beta, self.c_shape)
-        gx = grad @ y.T if y is not None else None
-        gy = x.T @ grad if x is not None else None
+        gx, gy = _mm_grads(grad, x, y, self.col_major)
         if self.alpha != 1:
             gx = gx * self.alpha if gx is not None else None
             gy = gy * self.alpha if gy is not None else None
         return gc, gx, gy
+
+
+def _col_major(a: Any) -> bool:
+    """True for a column-major (transposed C-contiguous) matrix, as PyTorch tests it."""
+    return bool(a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize)
+
+
+def _mm_grads(grad: Any, x: Any, y: Any, col_major: tuple[bool, bool]) -> tuple[Any, Any]:
+    """The gradients of ``x @ y`` (None where ``x`` or ``y``, the other's saved factor, is).
+
+    NOTE: as PyTorch's mm_mat1/mat2_backward: the gradient of a column-major factor (``w.t()``
+    in ``linear``) is computed column-major, so that it comes back to the leaf ``w`` in ``w``'s
+    own (C) layout and ``.grad`` takes it without a copy."""
+    gx = gy = None
+    if y is not None:
+        gx = (y @ grad.T).T if col_major[0] else grad @ y.T
+    if x is not None:
+        gy = (grad.T @ x).T if col_major[1] else x.T @ grad
+    return gx, gy
 
 
 class Mv(Node):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
-from .util import reduce_grad
+from .util import c_order, reduce_grad
 
 
 class Reshape(Node):
@@ -116,9 +116,11 @@ class Unsqueeze(Node):
 class Expand(Node):
     """ExpandBackward0: a view of ``x`` broadcast to ``shape``.
 
-    NOTE: only a real broadcast (a dim of size > 1 made from size 1, with elements) makes
-    several elements share one memory location, so only then is the view read-only (where the
-    backend can say so) and refused by in-place ops, as PyTorch's internal-overlap check.
+    NOTE: writes through the view reach ``x``, as in PyTorch: ``fill_`` and ``zero_`` write
+    through a broadcast dim (to one element), and the view's non-overlapping parts
+    (``x.expand(2, 3)[0]``) take any in-place op; an op writing a region whose elements share
+    memory (a dim of stride 0 and size > 1) is refused by PyTorch's internal-overlap check
+    (``view_writes._check_overlap``).
     """
 
     node_name = "ExpandBackward0"
@@ -136,7 +138,7 @@ class Expand(Node):
             return b.empty(self.shape, x.dtype)  # NOTE: no elements: nothing to share
         if self.shape[lead:] == x.shape and all(s == 1 for s in self.shape[:lead]):
             return b.reshape(x, self.shape)
-        return b.broadcast_to(x, self.shape)
+        return b.expand(x, self.shape)
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (reduce_grad(grad, self.in_shape),)
@@ -235,7 +237,8 @@ class Gather(Node):
 
     def forward(self, x: Any) -> Any:
         self.shape = x.shape
-        return self.backend.gather(x, self.index, self.dim)
+        # NOTE: C-contiguous whatever index's layout, as PyTorch's (empty(index.sizes()))
+        return c_order(self.backend, self.backend.gather(x, self.index, self.dim))
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (self.run(ScatterAdd, grad, dim=self.dim, index=self.index, shape=self.shape),)

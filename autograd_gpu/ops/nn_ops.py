@@ -9,21 +9,21 @@ from typing import Any
 
 from ..autograd.node import Node
 from ..backends.composite import GELU_BETA, GELU_KAPPA, SQRT1_2
-from .elementwise import _quiet, _Unary
+from .elementwise import _Unary
 from .unary import threshold_grad
 
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
 
-def _reduce(b: Any, losses: Any, reduction: str) -> Any:
-    """``losses`` reduced: 'none' keeps them, 'sum' adds them, 'mean' averages (nan if empty)."""
+def _reduce(b: Any, losses: Any, reduction: str, like: tuple[Any, ...] = ()) -> Any:
+    """``losses`` reduced: 'none' keeps them (laid out as TensorIterator lays out an op over the
+    arrays ``like``, as PyTorch's loss), 'sum' adds them, 'mean' averages (nan if empty)."""
     if reduction == "none":
-        return losses
+        return b.iter_layout(losses, like) if like else losses
     total = b.sum(losses)
     if reduction == "sum":
         return total
-    with b.errstate(all="ignore"):
-        return b.true_divide(total, losses.size).astype(losses.dtype, copy=False)
+    return b.true_divide(total, losses.size).astype(losses.dtype, copy=False)
 
 
 def _scale(grad: Any, x: Any, reduction: str) -> Any:
@@ -107,6 +107,53 @@ class Elu(_Unary):
         return (grad * self.alpha * x.where(x < 0, 0.0).exp()).where(x <= 0, grad)
 
 
+_NEGATIVE_SLOPE = (
+    "In-place {} backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead."
+)
+
+
+class LeakyReluResult(LeakyRelu):
+    """In-place ``leaky_relu_`` (LeakyReluBackward1): saves its output, not a copy of the
+    overwritten input, so that a later write to it makes backward refuse, as PyTorch's.
+
+    NOTE: the slope follows from the output's sign only when ``negative_slope >= 0``; backward
+    refuses a negative one, as PyTorch."""
+
+    node_name = "LeakyReluBackward1"
+
+    def forward(self, x: Any) -> Any:
+        out = self.backend.leaky_relu(x, self.slope)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        if self.slope < 0:
+            raise RuntimeError(_NEGATIVE_SLOPE.format("leakyReLu") + " File an issue at "
+                               "https://github.com/pytorch/pytorch if you do require supporting "
+                               "in-place leakRelu backward calculation with negative slope")
+        return super().grad_of(grad, out)
+
+
+class EluResult(Elu):
+    """In-place ``elu_`` (EluBackward1): saves its output, from which the gradient follows
+    (``out + alpha`` where ``out <= 0``), so that a later write to it makes backward refuse."""
+
+    node_name = "EluBackward1"
+
+    def forward(self, x: Any) -> Any:
+        out = super().forward(x)
+        self.save_for_backward(out)
+        return out
+
+    def grad_of(self, grad: Any, out: Any) -> Any:
+        if self.alpha < 0:
+            raise RuntimeError(_NEGATIVE_SLOPE.format("elu"))
+        # NOTE: only out < 0 is differentiated (at out == 0 PyTorch's double backward is 0)
+        return (grad * (out.where(out < 0, 0.0) + self.alpha)).where(out <= 0, grad)
+
+
 class Silu(_Unary):
     node_name = "SiluBackward0"
 
@@ -129,7 +176,6 @@ class Softplus(_Unary):
     def __init__(self, beta: float, threshold: float) -> None:
         self.beta, self.threshold = beta, threshold
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         b = self.backend
         self.save_for_backward(x)
@@ -147,6 +193,7 @@ class ConstantPadNd(_Unary):
     """Pad (or, with negative amounts, crop) the last ``len(pad) // 2`` dimensions."""
 
     node_name = "ConstantPadNdBackward0"
+    elementwise = False  # NOTE: a new shape, C-contiguous as in PyTorch
 
     def __init__(self, pad: tuple[int, ...], value: Any) -> None:
         self.pad, self.value = pad, value
@@ -186,7 +233,7 @@ class MseLoss(Node):
     def forward(self, x: Any, y: Any) -> Any:
         self.save_for_backward(x, y)
         d = x - y
-        return _reduce(self.backend, d * d, self.reduction)
+        return _reduce(self.backend, d * d, self.reduction, (x, y))
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
@@ -220,8 +267,7 @@ class NllLoss(Node):
         # picked indices and per-sample weights are recomputed in backward.
         self.save_for_backward(target, weight, total)
         if self.reduction == "mean":
-            with b.errstate(all="ignore"):
-                return (b.sum(losses) / total).astype(x.dtype, copy=False)
+            return (b.sum(losses) / total).astype(x.dtype, copy=False)
         return _reduce(b, losses.reshape(()) if self.unbatched else losses, self.reduction)
 
     def _picks(self, target: Any, weight: Any, dtype: Any) -> tuple[Any, Any]:
@@ -246,8 +292,7 @@ class NllLoss(Node):
         coef = hot * (-w.reshape(idx.shape))
         if self.reduction == "mean":
             # NOTE: when every target is ignored (total 0) the gradient is 0, as in PyTorch.
-            with b.errstate(all="ignore"):
-                coef = b.where(coef != 0, coef / total._data, coef)
+            coef = b.where(coef != 0, coef / total._data, coef)
         if self.unbatched:
             coef = coef.reshape(-1)
         g = grad.unsqueeze(1) if self.reduction == "none" and not self.unbatched else grad
@@ -289,13 +334,13 @@ class BinaryCrossEntropy(Node):
         if not b.all(b.logical_and(b.greater_equal(x, 0), b.less_equal(x, 1))):
             raise RuntimeError("all elements of input should be between 0 and 1")
         self.save_for_backward(x, y, weight)
-        with b.errstate(all="ignore"):
-            log_x = b.maximum(b.log(x), -100)
-            log_1mx = b.maximum(b.log(1 - x), -100)
+        log_x = b.maximum(b.log(x), -100)
+        log_1mx = b.maximum(b.log(1 - x), -100)
         losses = (y - 1) * log_1mx - y * log_x
         if weight is not None:
             losses = losses * weight
-        return _reduce(b, losses.astype(x.dtype, copy=False), self.reduction)
+        # NOTE: laid out like x: PyTorch computes into empty_like(input)
+        return _reduce(b, losses.astype(x.dtype, copy=False), self.reduction, (x,))
 
     def backward(self, grad: Any) -> tuple[Any, Any, None]:
         x, y, weight = self.saved_tensors
@@ -320,7 +365,6 @@ class BinaryCrossEntropyWithLogits(Node):
     def __init__(self, reduction: str) -> None:
         self.reduction = reduction
 
-    @_quiet
     def forward(self, x: Any, y: Any, weight: Any, pos_weight: Any) -> Any:
         b = self.backend
         self.save_for_backward(x, y, weight, pos_weight)
@@ -332,7 +376,7 @@ class BinaryCrossEntropyWithLogits(Node):
         if weight is not None:
             losses = losses * weight
         # NOTE: in the target's dtype, as PyTorch (which computes into 1 - target in place).
-        return _reduce(b, losses.astype(y.dtype, copy=False), self.reduction)
+        return _reduce(b, losses.astype(y.dtype, copy=False), self.reduction, (y,))
 
     def backward(self, grad: Any) -> tuple[Any, Any, None, None]:
         x, y, weight, pos_weight = self.saved_tensors

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
-from .util import reduce_grad
+from .util import c_order, reduce_grad
 
 
 def _expand_back(node: Node, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...],
@@ -83,7 +83,8 @@ class Sum(_Reduce):
 
     def forward(self, x: Any) -> Any:
         self.shape = x.shape
-        return self.backend.sum(x, axis=self.dims, keepdims=self.keepdim, dtype=self.dtype)
+        b = self.backend
+        return c_order(b, b.sum(x, axis=self.dims, keepdims=self.keepdim, dtype=self.dtype))
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (_expand_back(self, grad, self.shape, self.dims, self.keepdim),)
@@ -99,8 +100,10 @@ class Mean(_Reduce):
         for d in self.dims:
             n *= x.shape[d]
         self.count = n
-        return self.backend.sum(x, axis=self.dims, keepdims=self.keepdim) / x.dtype.type(n) if n else \
-            self.backend.full(_out_shape(x.shape, self.dims, self.keepdim), float("nan"), x.dtype)
+        b = self.backend
+        if not n:
+            return b.full(_out_shape(x.shape, self.dims, self.keepdim), float("nan"), x.dtype)
+        return c_order(b, b.sum(x, axis=self.dims, keepdims=self.keepdim) / x.dtype.type(n))
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (_expand_back(self, grad, self.shape, self.dims, self.keepdim, self.count),)
@@ -130,9 +133,8 @@ class Var(_Reduce):
         self.denom = max(n - self.correction, 0)
         mean = b.sum(x, axis=self.dims, keepdims=True) / x.dtype.type(max(n, 1))
         diff = x - mean
-        with b.errstate(divide="ignore", invalid="ignore"):
-            var = b.sum(diff * diff, axis=self.dims, keepdims=self.keepdim) / x.dtype.type(self.denom)
-        out = b.sqrt(var) if self.std else var
+        var = b.sum(diff * diff, axis=self.dims, keepdims=self.keepdim) / x.dtype.type(self.denom)
+        out = c_order(b, b.sqrt(var) if self.std else var)
         # NOTE: only std's backward reads the output (as PyTorch's, so that an in-place op on
         # var's output stays legal).
         self.save_for_backward(x, out if self.std else None)
@@ -156,7 +158,7 @@ class Prod(_Reduce):
     node_name = "ProdBackward1"
 
     def forward(self, x: Any) -> Any:
-        out = self.backend.prod(x, axis=self.dims, keepdims=self.keepdim)
+        out = c_order(self.backend, self.backend.prod(x, axis=self.dims, keepdims=self.keepdim))
         self.save_for_backward(x, out)
         self.shape = x.shape
         return out
@@ -208,7 +210,8 @@ class MaxMin(_Reduce):
                 op = self.name().split("Backward")[0].lower()
                 raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
         b = self.backend
-        out = (b.max if self.is_max else b.min)(x, axis=self.dims, keepdims=self.keepdim)
+        out = c_order(b, (b.max if self.is_max else b.min)(x, axis=self.dims,
+                                                           keepdims=self.keepdim))
         self.save_for_backward(x, out)
         self.shape = x.shape
         return out
@@ -249,9 +252,9 @@ class MaxMinDim(Node):
         if not self.keepdim and x.ndim:
             values = b.squeeze(values, axis=self.dim)
             idx = b.squeeze(idx, axis=self.dim)
-        self.idx = idx
+        self.idx = idx = c_order(b, idx)
         self.shape = x.shape
-        return values, idx.astype("int64", copy=False)
+        return c_order(b, values), idx.astype("int64", copy=False)
 
     def backward(self, grad: Any, grad_idx: Any = None) -> tuple[Any]:
         from .movement import ScatterAdd
@@ -267,7 +270,7 @@ class LogSumExp(_Reduce):
     node_name = "LogsumexpBackward0"
 
     def forward(self, x: Any) -> Any:
-        out = self.backend.logsumexp(x, self.dims, self.keepdim)
+        out = c_order(self.backend, self.backend.logsumexp(x, self.dims, self.keepdim))
         self.save_for_backward(x, out)
         self.shape = x.shape
         return out
@@ -302,7 +305,7 @@ class Norm(_Reduce):
             out = b.sqrt(b.sum(a * a, axis=self.dims, keepdims=self.keepdim))
         else:
             out = b.power(b.sum(b.power(a, p), axis=self.dims, keepdims=self.keepdim), 1.0 / p)
-        out = out.astype(x.dtype, copy=False)
+        out = c_order(b, out.astype(x.dtype, copy=False))
         self.save_for_backward(x, out)
         self.shape = x.shape
         return out

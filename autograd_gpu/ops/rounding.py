@@ -30,8 +30,7 @@ class _RoundingDiv(_Binary):
 
     def compute(self, x: Any, y: Any) -> Any:
         b = self.backend
-        with b.errstate(all="ignore"):
-            out = self.divide(b, x, y)
+        out = self.divide(b, x, y)
         check_divisor(b, out, y)
         return out
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..autograd import node as node_mod
 from ..autograd.node import Node
-from .elementwise import _quiet, _shape, _Unary
+from .elementwise import _shape, _Unary
 from .util import reduce_grad
 
 
@@ -39,7 +39,6 @@ class Exp(_Unary):
     node_name = "ExpBackward0"
     raw_ok = True
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.exp(x)
         self.save_for_backward(out)  # d exp = exp: keep the output, not the input
@@ -53,7 +52,6 @@ class Log(_Unary):
     node_name = "LogBackward0"
     raw_ok = True
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         self.save_for_backward(x)
         return self.backend.log(x)
@@ -66,7 +64,6 @@ class Log1p(_Unary):
     node_name = "Log1PBackward0"
     raw_ok = True
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         self.save_for_backward(x)
         return self.backend.log1p(x)
@@ -79,7 +76,6 @@ class Expm1(_Unary):
     node_name = "Expm1Backward0"
     raw_ok = True
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.expm1(x)
         self.save_for_backward(out)
@@ -93,7 +89,6 @@ class Sqrt(_Unary):
     node_name = "SqrtBackward0"
     raw_ok = True
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.sqrt(x)
         self.save_for_backward(out)
@@ -106,7 +101,6 @@ class Sqrt(_Unary):
 class Rsqrt(_Unary):
     node_name = "RsqrtBackward0"
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         b = self.backend
         out = b.true_divide(1, b.sqrt(x)).astype(x.dtype, copy=False)
@@ -121,7 +115,6 @@ class Reciprocal(_Unary):
     node_name = "ReciprocalBackward0"
     raw_ok = True
 
-    @_quiet
     def forward(self, x: Any) -> Any:
         out = self.backend.true_divide(1, x).astype(x.dtype, copy=False)
         self.save_for_backward(out)
@@ -266,7 +259,8 @@ class ClampTensor(Node):
         self.shapes = (x.shape, _shape(lo), _shape(hi))
         self.save_for_backward(x, lo, hi)
         out = x if lo is None else b.maximum(x, lo)
-        return out if hi is None else b.minimum(out, hi)
+        out = out if hi is None else b.minimum(out, hi)
+        return b.iter_layout(out, (x, lo, hi))  # NOTE: TensorIterator's, over (x, min, max)
 
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
         x, lo, hi = self.saved_tensors

@@ -45,3 +45,11 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
     return dims
+
+
+def c_order(b: Any, out: Any) -> Any:
+    """``out`` C-contiguous, a copy only when it is not: the layout PyTorch gives the results of
+    reductions and softmax whatever the input's (NumPy's follow a permuted input's order).
+
+    NOTE: ``ascontiguousarray`` would make a 0-d array 1-d, hence the ``ndim`` test."""
+    return out if out.ndim < 2 or out.flags.c_contiguous else b.ascontiguousarray(out)

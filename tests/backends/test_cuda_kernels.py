@@ -252,11 +252,17 @@ def _host(x: Any) -> np.ndarray:
     return cp.asnumpy(x).astype(np.float64)
 
 
+def _dense(a: Any) -> bool:
+    """``a`` is a new array's whole buffer: C-contiguous once its dims are put in the order of
+    its strides (elementwise results are laid out as PyTorch's TensorIterator lays them out)."""
+    return bool(a.transpose(sorted(range(a.ndim), key=lambda d: -a.strides[d])).flags.c_contiguous)
+
+
 def _close(got: Any, want: Any, dtype: str, scale: float = 1.0, atol_scale: float = 1.0) -> None:
-    """got (a new C-contiguous array of dtype) equals want within dtype's tolerance * scale;
+    """got (a new dense array of dtype) equals want within dtype's tolerance * scale;
     atol_scale widens the absolute tolerance alone (sums of r terms: sqrt(r))."""
     assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
-    assert got.flags.c_contiguous
+    assert _dense(got)
     np.testing.assert_allclose(_host(got), cp.asnumpy(want).astype(np.float64),
                                rtol=RTOL[dtype] * scale, atol=ATOL[dtype] * scale * atol_scale)
 
@@ -422,7 +428,7 @@ def _operands(op: str, xs: tuple[int, ...], ys: tuple[int, ...], dtype: str,
 
 def _binary_close(op: str, got: Any, want: Any, dtype: str) -> None:
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
-        assert got.dtype == np.bool_ and got.flags.c_contiguous
+        assert got.dtype == np.bool_ and _dense(got)
         np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(want))
     else:
         _close(got, want, dtype, scale=2)
@@ -501,6 +507,69 @@ def test_where_matches_cupy(dtype: str) -> None:
     xt = _make((31, 33), dtype, "transposed", seed=12)
     cond = cp.asarray(np.random.default_rng(13).random((31, 33)) > 0.5).T.copy().T
     _close(ck.where(cond, xt, xt[:, :1]), cp.where(cond, xt, xt[:, :1]), dtype)
+
+
+# Views of shape (2, 3, 4): (base shape, then permute / slice / expand), the same for torch.
+LAYOUT_VIEWS: dict[str, tuple[tuple[int, ...], Any]] = {
+    "contiguous": ((2, 3, 4), lambda a, t: a),
+    "transposed": ((4, 3, 2), lambda a, t: a.permute(2, 1, 0) if t else a.transpose(2, 1, 0)),
+    "permuted": ((3, 4, 2), lambda a, t: a.permute(2, 0, 1) if t else a.transpose(2, 0, 1)),
+    "sliced": ((2, 3, 8), lambda a, t: a[..., ::2]),
+    "expanded_permuted": ((4, 1, 3), lambda a, t: a.expand(4, 2, 3).permute(1, 2, 0) if t
+                          else cp.broadcast_to(a, (4, 2, 3)).transpose(1, 2, 0)),
+    "row": ((3, 4), lambda a, t: a),  # broadcast along the first dim
+}
+
+
+def _layout_pair(kind: str, seed: int) -> tuple[Any, Any]:
+    """A cupy view and the same torch view (float64) of the ``LAYOUT_VIEWS`` kind."""
+    import torch
+
+    shape, view = LAYOUT_VIEWS[kind]
+    host = np.random.default_rng(seed).uniform(0.5, 3.0, shape)
+    return view(cp.asarray(host), False), view(torch.from_numpy(host), True)
+
+
+def _strides(a: Any, is_torch: bool) -> tuple[Any, ...]:
+    """Strides in elements, None for dims of size 1 (their stride is free)."""
+    st = a.stride() if is_torch else tuple(s // a.itemsize for s in a.strides)
+    return tuple(None if n == 1 else s for s, n in zip(st, a.shape))
+
+
+@gpu
+def test_elementwise_results_are_laid_out_as_torch() -> None:
+    """A new result has the strides PyTorch's TensorIterator gives it (C order for C-contiguous
+    operands, the one flat launch; else the first operand that tells two dims apart orders
+    them), so that ``view``/``reshape`` of it behave as in PyTorch; out= of any dense layout is
+    written in place."""
+    import torch
+
+    kinds = list(LAYOUT_VIEWS)
+    for i, kx in enumerate(kinds[:-1]):
+        x, tx = _layout_pair(kx, i)
+        got = ck.unary("exp", x)
+        assert _strides(got, False) == _strides(tx.exp(), True), kx
+        _close(got, cp.exp(x), "float64")
+        grad, tgrad = _layout_pair("contiguous", 99)
+        got = ck.unary_backward("exp", x, grad)
+        assert _strides(got, False) == _strides(tx * tgrad, True), kx
+        for j, ky in enumerate(kinds):
+            y, ty = _layout_pair(ky, 10 + j)
+            got = ck.binary("mul", x, y)
+            assert _strides(got, False) == _strides(tx * ty, True), (kx, ky)
+            _close(got, x * y, "float64")
+            got = ck.binary("mul", y, x)
+            assert _strides(got, False) == _strides(ty * tx, True), (ky, kx)
+            cond = x > 1.5
+            got = ck.where(cond, y, x)
+            assert _strides(got, False) == _strides(torch.where(tx > 1.5, ty, tx), True), (kx, ky)
+            _close(got, cp.where(cond, y, x), "float64")
+    # out= a permuted (dense) array: written in place, in its own order
+    x, _ = _layout_pair("transposed", 1)
+    y, _ = _layout_pair("permuted", 2)
+    out = cp.zeros((3, 4, 2)).transpose(2, 0, 1)
+    assert ck.binary("add", x, y, out=out) is out
+    np.testing.assert_allclose(cp.asnumpy(out), cp.asnumpy(x + y))
 
 
 REDUCE_SHAPES = [(0,), (1,), (31,), (1025,), (BIG,), (33, 31), (1025, 3), (3, 1025),

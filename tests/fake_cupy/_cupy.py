@@ -233,6 +233,16 @@ def as_strided(x: Any, shape: Any = None, strides: Any = None) -> ndarray:
     return A.wrap(r, (x,))  # type: ignore[no-any-return]
 
 
+def broadcast_to(x: Any, shape: Any) -> ndarray:
+    """``x`` broadcast to ``shape``: a writable view, as CuPy's (NumPy's is read-only)."""
+    if not isinstance(x, ndarray):
+        raise A.unsupported(x)
+    r = np.broadcast_to(x._a, shape)
+    if x._a.flags.writeable:
+        r.flags.writeable = True
+    return A.wrap(r, (x,))  # type: ignore[no-any-return]
+
+
 stride_tricks = types.ModuleType("cupy.lib.stride_tricks")
 stride_tricks.as_strided = as_strided  # type: ignore[attr-defined]
 lib = types.ModuleType("cupy.lib")

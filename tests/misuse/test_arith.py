@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from tests.misuse._catalogue import Case, catalogue_test
 
 INT_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
@@ -368,6 +370,109 @@ CASES.update({
         type(n).__name__ for n, _ in (x.exp() * 2).grad_fn.next_functions if n is not None])(
         T.tensor([1.0], requires_grad=True, device=dev)),
 })
+
+
+# ---- argument errors: a method call's positions leave out self; operators give Python's -------
+
+def _f(T: Any, dev: str) -> Any:
+    return T.ones(2, 2, device=dev)
+
+
+def _i(T: Any, dev: str) -> Any:
+    return T.ones(2, dtype=T.int64, device=dev)
+
+
+def _operator(op: str, make: Callable[[Any, str], Any] = _f) -> Case:
+    def case(T: Any, dev: str) -> Any:
+        x = make(T, dev)
+        scope = {"x": x}
+        exec(f"x {op} 'a'", scope)  # noqa: S102  (the statement is the misuse under test)
+        return scope["x"]
+
+    return case
+
+
+ARGUMENTS: dict[str, Case] = {
+    "method_matmul_int": lambda T, dev: _f(T, dev).matmul(2),
+    "function_matmul_int": lambda T, dev: T.matmul(_f(T, dev), 2),
+    "function_matmul_int_left": lambda T, dev: T.matmul(2, _f(T, dev)),
+    "method_mm_int": lambda T, dev: _f(T, dev).mm(2),
+    "function_mm_int": lambda T, dev: T.mm(_f(T, dev), 2),
+    "method_bmm_int": lambda T, dev: _f(T, dev).bmm(2),
+    "method_mv_int": lambda T, dev: _f(T, dev).mv(2),
+    "method_dot_int": lambda T, dev: _f(T, dev).dot(2),
+    "method_addmm_int": lambda T, dev: _f(T, dev).addmm(2, _f(T, dev)),
+    "method_addmm_second_int": lambda T, dev: _f(T, dev).addmm(_f(T, dev), 2),
+    "method_matmul_none": lambda T, dev: _f(T, dev).matmul(None),
+    "method_add_str": lambda T, dev: _f(T, dev).add("a"),
+    "function_add_str": lambda T, dev: T.add(_f(T, dev), "a"),
+    "function_add_str_left": lambda T, dev: T.add("a", _f(T, dev)),
+    "method_add_none": lambda T, dev: _f(T, dev).add(None),
+    "method_add_list": lambda T, dev: _f(T, dev).add([1, 2]),
+    "method_mul_str": lambda T, dev: _f(T, dev).mul("a"),
+    "method_sub_str": lambda T, dev: _f(T, dev).sub("a"),
+    "method_div_str": lambda T, dev: _f(T, dev).div("a"),
+    "method_div_str_rounding": lambda T, dev: _f(T, dev).div("a", rounding_mode="floor"),
+    "function_div_str_rounding": lambda T, dev: T.div(_f(T, dev), "a", rounding_mode="floor"),
+    "method_pow_str": lambda T, dev: _f(T, dev).pow("a"),
+    "function_pow_str": lambda T, dev: T.pow(_f(T, dev), "a"),
+    "method_remainder_str": lambda T, dev: _f(T, dev).remainder("a"),
+    "method_floor_divide_str": lambda T, dev: _f(T, dev).floor_divide("a"),
+    "method_maximum_int": lambda T, dev: _f(T, dev).maximum(2),
+    "function_maximum_int": lambda T, dev: T.maximum(_f(T, dev), 2),
+    "function_maximum_int_left": lambda T, dev: T.maximum(2, _f(T, dev)),
+    "method_minimum_int": lambda T, dev: _f(T, dev).minimum(2),
+    "method_eq_str": lambda T, dev: _f(T, dev).eq("a"),
+    "function_eq_str": lambda T, dev: T.eq(_f(T, dev), "a"),
+    "function_eq_str_left": lambda T, dev: T.eq("a", _f(T, dev)),
+    "function_eq_int_left": lambda T, dev: T.eq(2, _f(T, dev)),
+    "method_lt_str": lambda T, dev: _f(T, dev).lt("a"),
+    "function_lt_none": lambda T, dev: T.lt(_f(T, dev), None),
+    "method_ge_list": lambda T, dev: _f(T, dev).ge([1]),
+    "function_logical_and_int": lambda T, dev: T.logical_and(_f(T, dev), 2),
+    "function_logical_or_str": lambda T, dev: T.logical_or(_f(T, dev), "a"),
+    "method_bitwise_and_str": lambda T, dev: _i(T, dev).bitwise_and("a"),
+    "function_bitwise_and_str": lambda T, dev: T.bitwise_and(_i(T, dev), "a"),
+    "method_bitwise_or__str": lambda T, dev: _i(T, dev).bitwise_or_("a"),
+    "method_add__str": lambda T, dev: _f(T, dev).add_("a"),
+    "method_sub__str": lambda T, dev: _f(T, dev).sub_("a"),
+    "method_mul__none": lambda T, dev: _f(T, dev).mul_(None),
+    "method_div__str": lambda T, dev: _f(T, dev).div_("a"),
+    "method_div__str_rounding": lambda T, dev: _f(T, dev).div_("a", rounding_mode="floor"),
+    "method_pow__str": lambda T, dev: _f(T, dev).pow_("a"),
+    "method_remainder__str": lambda T, dev: _f(T, dev).remainder_("a"),
+    "method_floor_divide__str": lambda T, dev: _f(T, dev).floor_divide_("a"),
+    "method_clamp_str": lambda T, dev: _f(T, dev).clamp("a"),
+    "function_clamp_str": lambda T, dev: T.clamp(_f(T, dev), "a"),
+    "method_clamp_str_tensor": lambda T, dev: _f(T, dev).clamp(_f(T, dev), "a"),
+    "function_rsub_str": lambda T, dev: T.rsub(_f(T, dev), "a"),
+    "add_alpha_str": lambda T, dev: T.add(_f(T, dev), _f(T, dev), alpha="a"),
+    "add_scalar_alpha_str": lambda T, dev: T.add(_f(T, dev), 2, alpha="a"),
+    "method_add_alpha_str": lambda T, dev: _f(T, dev).add(_f(T, dev), alpha="a"),
+    "method_add__alpha_str": lambda T, dev: _f(T, dev).add_(_f(T, dev), alpha="a"),
+    "sub_alpha_str": lambda T, dev: T.sub(_f(T, dev), _f(T, dev), alpha="a"),
+    "method_sub__alpha_none": lambda T, dev: _f(T, dev).sub_(_f(T, dev), alpha=None),
+    "add_alpha_none": lambda T, dev: T.add(_f(T, dev), _f(T, dev), alpha=None),
+    "add_alpha_list": lambda T, dev: T.add(_f(T, dev), _f(T, dev), alpha=[1]),
+    "add_alpha_0d_tensor": lambda T, dev: T.add(_f(T, dev), _f(T, dev), alpha=T.tensor(2.0)),
+    "add_alpha_1d_tensor": lambda T, dev: T.add(_f(T, dev), _f(T, dev), alpha=T.tensor([2.0])),
+    "add_alpha_numpy": lambda T, dev: T.add(_f(T, dev), _f(T, dev), alpha=np.float64(2.0)),
+    "operator_matmul_int": lambda T, dev: _f(T, dev) @ 2,
+    "operator_rmatmul_int": lambda T, dev: 2 @ _f(T, dev),
+    "operator_add_str": lambda T, dev: _f(T, dev) + "a",
+    "operator_radd_str": lambda T, dev: "a" + _f(T, dev),
+    "operator_add_list": lambda T, dev: _f(T, dev) + [1, 2],
+    "operator_mul_str": lambda T, dev: _f(T, dev) * "a",
+    "operator_eq_str": lambda T, dev: _f(T, dev) == "a",
+    "operator_ne_none": lambda T, dev: _f(T, dev) != None,  # noqa: E711
+    "operator_lt_str": lambda T, dev: _f(T, dev) < "a",
+    "operator_and_str": lambda T, dev: _i(T, dev) & "a",
+}
+for _op in ("+=", "-=", "*=", "/=", "//=", "%=", "**=", "@="):
+    ARGUMENTS[f"operator_inplace_{_op}_str"] = _operator(_op)
+for _op in ("&=", "|=", "^=", "<<=", ">>="):
+    ARGUMENTS[f"operator_inplace_int_{_op}_str"] = _operator(_op, _i)
+CASES.update(ARGUMENTS)
 
 
 test_misuse = catalogue_test(CASES)

@@ -10,8 +10,11 @@
   are not the base's, and on bases laid out in another order (``x.t().clone()``).
 - ``expand`` that broadcasts nothing (same shape, new leading size-1 dims, empty results) is
   writable; a real broadcast is refused ("more than one element ... refers to a single memory
-  location").
+  location") by in-place ops, but not by ``fill_``/``zero_``, nor in its parts that share no
+  memory (``x.expand(2, 3)[0].mul_(2)``).
 - ``add_``/``sub_`` check ``alpha`` against the dtype they compute in, as ``add``/``sub`` do.
+- In-place ``elu_``/``leaky_relu_`` save their result (EluBackward1, LeakyReluBackward1): a later
+  write makes backward refuse, a negative slope is refused in backward.
 """
 
 from __future__ import annotations
@@ -103,6 +106,66 @@ def _saved_output_higher_order(T: Any, dev: str) -> Any:
 
 CASES["saved_output_then_read"] = _saved_output_then_read
 CASES["saved_output_higher_order"] = _saved_output_higher_order
+
+
+# ---- in-place activations: elu_/leaky_relu_ save their result (EluBackward1,
+# LeakyReluBackward1), silu_ its input; a negative slope is refused in backward ------------------
+
+def _activation(first: Callable[[Any, Any], Any], then: Callable[[Any, Any], Any]) -> Case:
+    def case(T: Any, dev: str) -> Any:
+        x = T.tensor([[-1.5, -0.25, 0.0], [0.5, 1.0, 2.0]], device=dev, requires_grad=True)
+        y = x * 1
+        out = first(T, y)
+        name = type(y.grad_fn).__name__
+        then(T, y)
+        return out is y, name, _grads(T, x, y)
+
+    return case
+
+
+def _f(name: str, *args: Any, **kwargs: Any) -> Callable[[Any, Any], Any]:
+    return lambda T, y: getattr(T.nn.functional, name)(y, *args, **kwargs)
+
+
+ACTIVATIONS: dict[str, Callable[[Any, Any], Any]] = {
+    "elu_inplace": _f("elu", 1.5, inplace=True),
+    "elu_": _f("elu_", 0.5),
+    "elu_zero_alpha": _f("elu_", 0.0),
+    "elu_negative_alpha": _f("elu_", -0.5),
+    "elu_module": lambda T, y: T.nn.ELU(2.0, inplace=True)(y),
+    "leaky_relu_inplace": _f("leaky_relu", 0.2, inplace=True),
+    "leaky_relu_": _f("leaky_relu_", 0.1),
+    "leaky_relu_zero_slope": _f("leaky_relu_", 0.0),
+    "leaky_relu_negative_slope": _f("leaky_relu_", -0.1),
+    "leaky_relu_module": lambda T, y: T.nn.LeakyReLU(0.3, inplace=True)(y),
+    "silu_inplace": _f("silu", inplace=True),
+}
+for _a, _first in ACTIVATIONS.items():
+    for _b in ("mul_", "setitem", "no_grad_mul_", "data_mul_", "nothing"):
+        CASES[f"activation_{_a}_then_{_b}"] = _activation(_first, THEN[_b])
+
+
+def _activation_higher_order(first: Callable[[Any, Any], Any]) -> Case:
+    def case(T: Any, dev: str) -> Any:
+        x = T.tensor([-1.5, -0.25, 0.0, 0.5, 2.0], device=dev, requires_grad=True)
+        y = x * 1
+        first(T, y)
+        (g,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
+        g.sum().backward()
+        return g, x.grad
+
+    return case
+
+
+for _a in ("elu_", "elu_inplace", "leaky_relu_", "leaky_relu_inplace"):
+    CASES[f"activation_{_a}_higher_order"] = _activation_higher_order(ACTIVATIONS[_a])
+CASES["activation_elu_no_grad"] = lambda T, dev: T.nn.functional.elu_(
+    T.tensor([-1.0, 0.0, 2.0], device=dev), -0.5)
+CASES["activation_leaky_relu_no_grad"] = lambda T, dev: T.nn.functional.leaky_relu_(
+    T.tensor([-1.0, 0.0, 2.0], device=dev), -0.5)
+CASES["activation_elu_on_leaf"] = lambda T, dev: T.nn.functional.elu_(
+    T.tensor([-1.0, 0.0, 2.0], device=dev, requires_grad=True))
+CASES["activation_leaky_relu_not_tensor"] = lambda T, dev: T.nn.functional.leaky_relu_([1.0])
 
 
 # ---- split, chunk, unbind: in place on their outputs --------------------------------------------
@@ -252,6 +315,100 @@ for _name, (_shape, _to) in EXPANDS.items():
     CASES[f"expand_{_name}_no_grad_add_"] = _expand_no_grad(_shape, _to)
 
 
+# ---- writes into a real broadcast view and its parts -------------------------------------------
+# PyTorch refuses to write a region whose elements share memory (in-place ops, copy_, sampling,
+# setitem through copy_), except fill_/zero_, which write through (every element gets the value),
+# and masked_fill_/index_put_ (setitem with a mask or index list), which warn (raised here: the
+# suite turns warnings into errors), then write the selected elements. A part of the view that
+# shares no memory (x.expand(2, 3)[0]) takes any in-place op; the writes reach the base.
+
+_ROW = [1.0, 2.0, 3.0]
+_MASK = [[True, False, True], [False, False, False]]
+
+
+def _broadcast_write(op: Callable[[Any, Any, Any], Any], grad: bool = False) -> Case:
+    """``op(T, e, dev)`` on ``e = y.expand(2, 3)``; returns ``y``, ``e`` and, with ``grad``
+    (``y`` computed from a leaf), the leaf's gradient of ``(y * y).sum()``."""
+    def case(T: Any, dev: str) -> Any:
+        x = T.tensor(_ROW, device=dev, requires_grad=grad)
+        y = x * 1 if grad else x
+        e = y.expand(2, 3)
+        op(T, e, dev)
+        if not grad:
+            return y, e.clone()
+        (y * y).sum().backward()
+        return y, x.grad, type(y.grad_fn).__name__
+
+    return case
+
+
+def _set(key: Any, value: Any) -> Callable[[Any, Any, Any], Any]:
+    def op(T: Any, e: Any, dev: str) -> None:
+        k = T.tensor(key, device=dev) if isinstance(key, list) and isinstance(key[0], list) \
+            else key
+        e[k] = value(T, dev) if callable(value) else value
+
+    return op
+
+
+BROADCAST_WRITES: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "fill_": lambda T, e, dev: e.fill_(5),
+    "fill_tensor": lambda T, e, dev: e.fill_(T.tensor(5.0, device=dev)),
+    "zero_": lambda T, e, dev: e.zero_(),
+    "mul_": lambda T, e, dev: e.mul_(2),
+    "add_tensor": lambda T, e, dev: e.add_(T.ones(2, 3, device=dev)),
+    "neg_": lambda T, e, dev: e.neg_(),
+    "clamp_": lambda T, e, dev: e.clamp_(max=1.5),
+    "copy_": lambda T, e, dev: e.copy_(T.ones(2, 3, device=dev)),
+    "uniform_": lambda T, e, dev: e.uniform_(),
+    "normal_": lambda T, e, dev: e.normal_(),
+    "exp_": lambda T, e, dev: e.exp_(),
+    "masked_fill_": lambda T, e, dev: e.masked_fill_(T.tensor(_MASK, device=dev), 7.0),
+    "setitem_all": _set(..., 7.0),
+    "setitem_row": _set(0, 7.0),
+    "setitem_element": _set((0, 1), 7.0),
+    "setitem_column": _set((slice(None), 1), 7.0),
+    "setitem_row_tensor": _set(0, lambda T, dev: T.tensor([7.0, 8.0, 9.0], device=dev)),
+    "setitem_mask": _set(_MASK, 7.0),
+    "setitem_list": _set([0], 7.0),
+    "setitem_int_then_list": _set((0, [0, 2]), 9.0),
+    "row_mul_": lambda T, e, dev: e[0].mul_(2),
+    "row_add_": lambda T, e, dev: e[1].add_(1),
+    "row_fill_": lambda T, e, dev: e[0].fill_(5),
+    "row_copy_": lambda T, e, dev: e[0].copy_(T.tensor([4.0, 5.0, 6.0], device=dev)),
+    "row_exp_": lambda T, e, dev: e[0].exp_(),
+    "row_setitem": lambda T, e, dev: e[0].__setitem__(1, 9.0),
+    "row_twice": lambda T, e, dev: (e[0].mul_(2), e[0].add_(1)),
+    "column_mul_": lambda T, e, dev: e[:, 0].mul_(2),
+    "column_fill_": lambda T, e, dev: e[:, 0].fill_(2),
+    "first_rows_mul_": lambda T, e, dev: e[0:1].mul_(2),
+    "transposed_row_mul_": lambda T, e, dev: e.t()[1].mul_(2),
+}
+for _name, _op in BROADCAST_WRITES.items():
+    CASES[f"broadcast_view_{_name}"] = _broadcast_write(_op)
+    if _name not in ("uniform_", "normal_"):
+        CASES[f"broadcast_view_{_name}_grad"] = _broadcast_write(_op, grad=True)
+
+
+def _scalar_expand(op: Callable[[Any], Any]) -> Case:
+    def case(T: Any, dev: str) -> Any:
+        y = T.tensor(5.0, device=dev)
+        op(y.expand(3))
+        return y
+
+    return case
+
+
+CASES.update({
+    "expand_0d_fill_": _scalar_expand(lambda e: e.fill_(2)),
+    "expand_0d_element_fill_": _scalar_expand(lambda e: e[1].fill_(2)),
+    "expand_0d_tail_mul_": _scalar_expand(lambda e: e[1:].mul_(2)),
+    "expand_0d_one_element_mul_": _scalar_expand(lambda e: e[1:2].mul_(2)),
+    "expand_column_part_mul_": lambda T, dev: (lambda y: (y.expand(2, 3)[:, 0].mul_(2), y)[1])(
+        T.tensor([[1.0], [2.0]], device=dev)),
+})
+
+
 # ---- add_/sub_ alpha --------------------------------------------------------------------------
 
 def _alpha(op: str, dtype: str, other: Any, alpha: Any) -> Case:
@@ -301,6 +458,23 @@ def _inf_nan_program(dev: str) -> None:
     z.add_(ag.tensor([1e308, 1e308], device=dev), alpha=10)
     ag.zeros(2, device=dev, dtype=ag.float32).copy_(ag.tensor([1e300, -1e300], device=dev))
     ag.tensor(np.array([1e300, np.nan]), dtype=ag.float32, device=dev).long()
+    # the ops whose forward and backward rely on Node.apply's silence (no errstate of their own)
+    F = ag.nn.functional
+    w = ag.tensor([0.0, -1.0, 1e30], device=dev, requires_grad=True)
+    parts = [w.log(), w.sqrt(), w.rsqrt(), w.reciprocal(), w / 0, w ** -1.5, 2.0 ** (w * 1e3),
+             (w * -1e3).sigmoid(), (w * -1e3).exp(), (w * 1e300).var(), w[:0].mean(),
+             (w * float("-inf")).logsumexp(0),
+             w.detach() // 0.0, w % 0.0, F.softplus(w * 1e3), F.elu(w * -1e3),
+             F.binary_cross_entropy_with_logits(w * 1e3, ag.ones(3, device=dev)),
+             F.binary_cross_entropy(w.clamp(0, 1), ag.ones(3, device=dev))]
+    sum(p.sum() for p in parts).backward()
+    ignored = ag.tensor([-100, -100], device=dev)
+    F.nll_loss(ag.zeros(2, 3, device=dev, requires_grad=True), ignored).backward()
+    h = ag.ones(3, dtype=ag.float16, device=dev)
+    _ = (h == 1e10, h < 70000.0, h * 1e10, ag.full((1,), 1e10, dtype=ag.float16, device=dev),
+         ag.where(ag.tensor([True, False, True], device=dev), h, 1e10))
+    h[0] = 1e10
+    h[:1].fill_(1e10)  # one element: float16 rounds to inf unchecked, as PyTorch
 
 
 @pytest.mark.parametrize("mode", ["default", "always", "error"])
