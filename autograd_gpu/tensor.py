@@ -1080,8 +1080,10 @@ _node.Tensor_ = Tensor
 
 def _operand(x: Any) -> _bool:
     """Whether a binary operator takes ``x``: a tensor, a real number, or an array."""
-    return isinstance(x, (Tensor, _int, _float, _numbers.Real)) or hasattr(x, "__array__")
+    return x.__class__ in _OPERAND_TYPES or isinstance(x, (Tensor, _numbers.Real)) or \
+        hasattr(x, "__array__")
 
 
+_OPERAND_TYPES = frozenset([Tensor, _int, _float])  # NOTE: the common ones, by a set lookup
 from . import functions as F  # noqa: E402  (functions/ builds on Tensor)
 from . import creation as _C  # noqa: E402  (the factories build on Tensor)

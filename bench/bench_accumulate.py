@@ -60,24 +60,10 @@ def small_ops(m: Any, dev: str) -> tuple[Callable[[], Any], list[Any]]:
 
 def mlp_step(m: Any, dev: str) -> tuple[Callable[[], Any], list[Any]]:
     sys.path.insert(0, str(BENCH))
-    from bench_mlp import _mlp
-
-    import numpy as np
+    from bench_mlp import step_workload
 
     m.manual_seed(0)
-    rng = np.random.default_rng(0)
-    x = m.tensor(rng.standard_normal((128, 784), dtype=np.float32)).to(dev)
-    y = m.tensor(rng.integers(0, 10, 128)).to(dev)
-    model = _mlp(m, [784, 256, 256, 10]).to(dev)
-    opt = m.optim.SGD(model.parameters(), lr=0.01)
-
-    def step() -> Any:
-        opt.zero_grad()
-        loss = m.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
+    model, step = step_workload(m, dev)
     return step, list(model.parameters())
 
 

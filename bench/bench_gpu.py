@@ -706,23 +706,9 @@ def _wall_interleaved(loops: dict[str, tuple[Callable[[int], None], Callable[[],
 
 def _mlp_step(m: Any, batch: int) -> tuple[Any, Callable[[], Any]]:
     """An MLP 784-256-256-10 on CUDA with fixed random data and SGD: ``(model, step)``."""
-    import numpy as np
-    from bench_mlp import _mlp
+    from bench_mlp import step_workload
 
-    rng = np.random.default_rng(batch)
-    x = m.tensor(rng.standard_normal((batch, MLP_SIZES[0]), dtype=np.float32), device=DEVICE)
-    y = m.tensor(rng.integers(0, MLP_SIZES[-1], batch), device=DEVICE)
-    model = _mlp(m, list(MLP_SIZES)).to(DEVICE)
-    opt = m.optim.SGD(model.parameters(), lr=0.01)
-
-    def step() -> Any:
-        opt.zero_grad()
-        loss = m.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    return model, step
+    return step_workload(m, DEVICE, batch, seed=batch, sizes=MLP_SIZES)
 
 
 def run_mlp(args: argparse.Namespace, torch: Any, ag: Any,

@@ -36,27 +36,10 @@ HEADING = "## Memory tracker"
 SIZES = [784, 256, 256, 10]
 
 
-def _mlp(m: Any) -> Any:
-    from bench_mlp import _mlp as mlp
-
-    return mlp(m, SIZES)
-
-
 def _step(ag: Any, batch: int) -> Any:
-    import numpy as np
+    from bench_mlp import step_workload
 
-    rng = np.random.default_rng(0)
-    x = ag.tensor(rng.standard_normal((batch, SIZES[0]), dtype=np.float32))
-    y = ag.tensor(rng.integers(0, SIZES[-1], batch))
-    model = _mlp(ag)
-    opt = ag.optim.SGD(model.parameters(), lr=0.01)
-
-    def one_step() -> None:
-        opt.zero_grad()
-        ag.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-
-    return one_step
+    return step_workload(ag, batch=batch, sizes=tuple(SIZES))[1]
 
 
 def overhead(batch: int, rounds: int, reps: int) -> dict[str, float]:

@@ -58,24 +58,27 @@ def _copy_weights(src: Any, dst: Any, m: Any) -> None:
             q.copy_(m.tensor(p.detach().numpy()))
 
 
-def step_workload(m: Any) -> tuple[Any, Any]:
-    """The step case: returns (model, one_step) with fixed random data."""
+def step_workload(m: Any, device: str = "cpu", batch: int = 128, seed: int = 0,
+                  sizes: tuple[int, ...] = (784, 256, 256, 10)) -> tuple[Any, Any]:
+    """The step case, shared by the other benchmarks: ``(model, step)``, an MLP of ``sizes``
+    (ReLU) on ``device`` with fixed random data (``seed``) and SGD; ``step()`` runs
+    ``zero_grad``, the forward, cross-entropy, backward and the update, and returns the loss."""
     import numpy as np
 
-    rng = np.random.default_rng(0)
-    x = m.tensor(rng.standard_normal((128, 784), dtype=np.float32))
-    y = m.tensor(rng.integers(0, 10, 128))
-    model = _mlp(m, [784, 256, 256, 10])
+    rng = np.random.default_rng(seed)
+    x = m.tensor(rng.standard_normal((batch, sizes[0]), dtype=np.float32), device=device)
+    y = m.tensor(rng.integers(0, sizes[-1], batch), device=device)
+    model = _mlp(m, list(sizes)).to(device)
     opt = m.optim.SGD(model.parameters(), lr=0.01)
 
-    def one_step() -> float:
+    def step() -> Any:
         opt.zero_grad()
         loss = m.nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
-        return float(loss.item())
+        return loss
 
-    return model, one_step
+    return model, step
 
 
 def digits_workload(m: Any) -> Any:
@@ -130,7 +133,7 @@ def check() -> None:
     tmodel, tstep = step_workload(torch)
     amodel, astep = step_workload(ag)
     _copy_weights(tmodel, amodel, ag)
-    lt, la = tstep(), astep()
+    lt, la = float(tstep().item()), float(astep().item())
     assert abs(lt - la) <= 1e-5 * abs(lt), (lt, la)
     for p, q in zip(tmodel.parameters(), amodel.parameters()):
         np.testing.assert_allclose(q.detach().numpy(), p.detach().numpy(), rtol=1e-4, atol=1e-6)

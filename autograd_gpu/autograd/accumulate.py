@@ -72,7 +72,13 @@ class AccumulateGrad(Node):
         try:
             token = backend.quiet_fp()  # NOTE: inf + -inf is nan, silently (see Node.apply)
             try:
-                self._add_to_grad(grad, owned, create_graph)
+                old = var._grad
+                if (old is not None and not create_graph and not old._requires_grad
+                        and not grad._requires_grad and old.shape == grad.shape
+                        and backend.owns_writable(old._data)):
+                    backend.add(old._data, grad._data, out=old._data)  # the steady state
+                else:
+                    self._add_to_grad(grad, owned, create_graph)
             finally:
                 backend.restore_fp(token)
             if var._post_acc_hooks:

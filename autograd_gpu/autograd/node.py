@@ -545,7 +545,8 @@ class Node:
             for t in inputs
         ])
         node._seq = next(_seq)
-        node.__class__ = named_type(node)
+        named = _NAMED.get((cls, node.node_name))  # NOTE: named_type's lookup, inline
+        node.__class__ = named if named is not None else named_type(node)
         if many:
             node._n_outputs = len(out)
             outs = tuple([_wrap_output(o, dev, node, i) for i, o in enumerate(out)])

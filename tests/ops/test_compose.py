@@ -14,8 +14,7 @@ itself (which PyTorch may refuse: then we must refuse with the same exception ty
 Checked: the output's values, shape and dtype, the gradients of every leaf (all equal to
 PyTorch's), no floating-point warning from us, and, where the program is smooth at its inputs
 (real-valued data, finite moderate values), the gradients against central finite differences.
-No step may create a NaN (PyTorch's gradients through one follow no rule worth pinning), and
-programs that meet a reported bug owned elsewhere are left out until it is fixed (``_reported``).
+No step may create a NaN (PyTorch's gradients through one follow no rule worth pinning).
 
 Profiles (registered in ``tests/conftest.py``): ``ci`` (the default: 500 examples per device,
 derandomized) and ``long`` (10 000 per device, random): ``pytest tests/ops/test_compose.py
@@ -387,8 +386,6 @@ def programs(draw: Any) -> Program:
     leaves = [cur]
     for _ in range(draw(st.integers(2, 4))):
         step = draw(_step(tuple(cur.shape), rng))
-        if _reported(step, steps):
-            step = Step("neg", lambda m, c, e, d: -c)
         try:
             extras = [torch.tensor(a, requires_grad=True) for a in step.arrays]
             with warnings.catch_warnings():
@@ -411,11 +408,6 @@ def programs(draw: Any) -> Program:
     # NOTE: with real-valued data every kink (relu at 0, ties of max, a zero norm) is met only
     # where the function is flat around it or with probability 0, so differences are valid.
     return Program(x0, steps, data == "real", seed)
-
-
-def _reported(step: Step, before: list[Step]) -> bool:
-    """Programs that meet a bug reported to the lead (owned elsewhere), left out until fixed."""
-    return False
 
 
 @st.composite
