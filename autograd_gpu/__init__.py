@@ -40,6 +40,15 @@ from .random import (
     randn_like, randperm, seed, set_rng_state,
 )
 from .tensor import Size, Tensor
+from .functions.scan import *  # noqa: E402,F401,F403
+from .functions.sort import *  # noqa: E402,F401,F403
+from .functions.pointwise import *  # noqa: E402,F401,F403
+from .functions.manip import *  # noqa: E402,F401,F403
+from .functions.scatter import *  # noqa: E402,F401,F403
+from .functions.sampling import *  # noqa: E402,F401,F403
+from .functions.stats import *  # noqa: E402,F401,F403
+from .functions.products import *  # noqa: E402,F401,F403
+from .functions.decomp import *  # noqa: E402,F401,F403
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
 from . import optim

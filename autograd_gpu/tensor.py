@@ -737,6 +737,13 @@ class Tensor:
     def pow(self, exponent: Any) -> Tensor:
         return F.pow(self, exponent, _method=True)
 
+    def resize_(self, *size: Any) -> Tensor:
+        """This tensor resized in place to ``size`` (C-contiguous; see ``functions.out``)."""
+        return F.resize_(self, *size)
+
+    def resize_as_(self, other: Tensor) -> Tensor:
+        return F.resize_(self, tuple(other.shape))
+
     def matmul(self, other: Tensor) -> Tensor:
         return F.matmul(self, other, _method=True)
 

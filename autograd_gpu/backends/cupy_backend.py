@@ -23,6 +23,7 @@ import numpy as np
 from . import cuda_kernels as K
 from .base import Array, Axis, OutOfMemoryError, Shape
 from .composite import Composite
+from .families import Families
 
 USE_KERNELS = os.environ.get("AUTOGRAD_GPU_KERNELS", "1") != "0"
 
@@ -129,11 +130,12 @@ class CupyGenerator:
         self._reseed(value["seed"])
 
 
-class CupyBackend(Composite):
+class CupyBackend(Composite, Families):
     """CuPy behind the backend interface, with RawKernels for the float elementwise and
     reduction work (see the module docstring)."""
 
     name = "cupy"
+    xp: Any = cp  # the array module (the op families' mixins call it)
     ndarray = cp.ndarray
     generic = ()  # CuPy returns 0-d arrays, never scalars
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .base import Array, Axis, Shape
 from .composite import Composite
+from .families import Families
 
 
 # Typed as Any: NumPy's stubs want a literal for ``keepdims`` in ``reduce``.
@@ -44,11 +45,12 @@ def _fp_switches() -> tuple[Any, Any]:
 _QUIET_FP, _RESTORE_FP = _fp_switches()
 
 
-class NumpyBackend(Composite):
+class NumpyBackend(Composite, Families):
     """NumPy behind the backend interface. Ufuncs are stored as-is: they do not bind as methods,
     so ``backend.add(x, y)`` costs exactly one NumPy call."""
 
     name = "numpy"
+    xp: Any = np  # the array module (the op families' mixins call it)
     ndarray = np.ndarray
     generic = np.generic
 

@@ -32,6 +32,7 @@ from .compare import (
     ne, nonzero, where,
 )
 from .convert import Storage, to
+from .out import resize_
 from .index import gather, getitem, index_select, setitem
 from .inplace_ops import (
     _check_inplace_target, add_, clamp_, copy_, div_, fill_, inplace, mul_, normal_, pow_, sub_,
@@ -53,3 +54,29 @@ from .shape import (
     movedim, narrow, permute, repeat, reshape, select, split, squeeze, stack, swapaxes, t,
     transpose, unbind, unflatten, unsqueeze, view,
 )
+
+# ---- the op families of PyTorch's wider surface: each lists its torch.* names in __all__ and
+# its Tensor methods in TENSOR_METHODS (installed on Tensor here) ----------------------------
+from . import scan, sort, pointwise, manip, scatter, sampling, stats, products, decomp  # noqa: E402
+from .scan import *  # noqa: E402,F401,F403
+from .sort import *  # noqa: E402,F401,F403
+from .pointwise import *  # noqa: E402,F401,F403
+from .manip import *  # noqa: E402,F401,F403
+from .scatter import *  # noqa: E402,F401,F403
+from .sampling import *  # noqa: E402,F401,F403
+from .stats import *  # noqa: E402,F401,F403
+from .products import *  # noqa: E402,F401,F403
+from .decomp import *  # noqa: E402,F401,F403
+
+FAMILIES = (scan, sort, pointwise, manip, scatter, sampling, stats, products, decomp)
+
+
+def _install_methods() -> None:
+    from ..tensor import Tensor
+
+    for family in FAMILIES:
+        for name, method in family.TENSOR_METHODS.items():
+            setattr(Tensor, name, method)
+
+
+_install_methods()

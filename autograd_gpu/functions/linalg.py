@@ -77,8 +77,18 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return linalg.Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-def matmul(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None,  # noqa: A002
+           _method: bool = False) -> Tensor:
     """Matrix product with NumPy's rules: dot, mv, mm, and broadcast batched products."""
+    if out is not None:
+        from .out import check_out_grad, write_out  # late: out builds on view_writes
+
+        check_out_grad("matmul", (input, other), out)
+        return write_out("matmul", _matmul(input, other, _method), out, exact=(True,))
+    return _matmul(input, other, _method)
+
+
+def _matmul(input: Tensor, other: Tensor, _method: bool) -> Tensor:  # noqa: A002
     a, b = input, other
     _tensors("matmul", _method, ("input", a), ("other", b))
     da, db = a.ndim, b.ndim

@@ -1,0 +1,12 @@
+"""Matrix functions and decompositions behind torch.linalg and their torch.* names: det, inverse, solve, cholesky, qr, svd, eigh, ... (LAPACK through NumPy, cuSOLVER through CuPy).
+
+``__all__`` lists the ``torch.*`` names this module adds; ``TENSOR_METHODS`` the ``Tensor``
+methods (name -> function taking the tensor first), installed by ``functions/__init__``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+__all__: list[str] = []
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {}

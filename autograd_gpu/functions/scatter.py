@@ -1,0 +1,12 @@
+"""Writes and reads at index positions: scatter, scatter_add, scatter_reduce, index_add/copy/fill/put, masked_select/scatter, take, take_along_dim, put.
+
+``__all__`` lists the ``torch.*`` names this module adds; ``TENSOR_METHODS`` the ``Tensor``
+methods (name -> function taking the tensor first), installed by ``functions/__init__``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+__all__: list[str] = []
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {}
