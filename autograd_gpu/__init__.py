@@ -52,6 +52,7 @@ from .functions.decomp import *  # noqa: E402,F401,F403
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
 from . import optim
+from . import linalg, special  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 
