@@ -109,8 +109,10 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,  # noqa: A002
-            equal_nan: bool = False) -> Tensor:
-    other = as_tensor_like(other, input)
+            equal_nan: bool = False, *, _method: bool = False) -> Tensor:
+    if not _method:
+        expect_tensor("isclose", "input", 1, input)
+    expect_tensor("isclose", "other", 1 if _method else 2, other)
 
     def close(b: Any, x: Any, y: Any) -> Any:
         with b.errstate(invalid="ignore"):
