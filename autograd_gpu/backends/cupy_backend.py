@@ -335,9 +335,10 @@ class CupyBackend(Composite, Families):
     expand = broadcast_to  # NOTE: CuPy's broadcast views are writable, as PyTorch's expand
 
     @staticmethod
-    def as_strided(x: Array, shape: Shape, strides: Shape) -> Array:
+    def as_strided(x: Array, shape: Shape, strides: Shape, writeable: bool = False) -> Array:
         """A view of ``x``'s buffer with ``shape`` and byte ``strides`` (the caller keeps it
-        inside the buffer and never writes through it)."""
+        inside the buffer; CuPy has no read-only flag: it writes through it only when
+        ``writeable``)."""
         return cp.lib.stride_tricks.as_strided(x, shape, strides)
 
     @staticmethod

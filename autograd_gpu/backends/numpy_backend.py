@@ -195,10 +195,11 @@ class NumpyBackend(Composite, Families):
         return out
 
     @staticmethod
-    def as_strided(x: Array, shape: Shape, strides: Shape) -> Array:
-        """A read-only view of ``x``'s buffer with ``shape`` and byte ``strides`` (sliding
-        windows for convolution and pooling); the caller keeps it inside the buffer."""
-        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+    def as_strided(x: Array, shape: Shape, strides: Shape, writeable: bool = False) -> Array:
+        """A view of ``x``'s buffer with ``shape`` and byte ``strides`` (sliding windows for
+        convolution and pooling), read-only unless ``writeable`` (``Tensor.as_strided``,
+        ``empty_strided``); the caller keeps it inside the buffer."""
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=writeable)
     concatenate = staticmethod(np.concatenate)
     stack = staticmethod(np.stack)
     take_along_axis = staticmethod(np.take_along_axis)
