@@ -51,6 +51,8 @@ from .functions.products import *  # noqa: E402,F401,F403
 from .functions.decomp import *  # noqa: E402,F401,F403
 from .functions.aliases import *  # noqa: E402,F401,F403
 from .functions.factories import *  # noqa: E402,F401,F403
+from .functions.settings import *  # noqa: E402,F401,F403
+from .functions.tensor_info import *  # noqa: E402,F401,F403
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
 from . import optim

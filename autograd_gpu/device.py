@@ -115,16 +115,33 @@ class device:  # noqa: N801  (PyTorch's name)
 
 
 CPU = device("cpu")
+_DEFAULT: list[device | None] = [None]  # set_default_device's choice (None: the CPU)
+
+
+def default_device() -> device:
+    """The device of factory results made without ``device=`` (``torch.get_default_device``)."""
+    d = _DEFAULT[0]
+    return CPU if d is None else d
+
+
+def set_default(d: str | device | int | None) -> None:
+    """``torch.set_default_device``: None or the CPU restore the default."""
+    _DEFAULT[0] = None if d is None else as_device(d)
+    if _DEFAULT[0] is CPU:
+        _DEFAULT[0] = None
 
 
 def as_device(d: str | device | int | None) -> device:
     """Normalise a user's device argument to where a tensor can live.
 
-    ``None`` means CPU; an int means that CUDA device; every CPU index means the CPU (tensors
-    report ``device(type='cpu')``, as in PyTorch); ``'cuda'`` means the current CUDA device.
+    ``None`` means the default device (the CPU unless ``set_default_device`` chose another);
+    an int means that CUDA device; every CPU index means the CPU (tensors report
+    ``device(type='cpu')``, as in PyTorch); ``'cuda'`` means the current CUDA device.
     """
     if d is None:
-        return CPU
+        d = _DEFAULT[0]
+        if d is None:
+            return CPU
     dev = d if isinstance(d, device) else device(d)
     if dev.type == "cpu":
         return CPU
