@@ -53,6 +53,7 @@ from .functions.aliases import *  # noqa: E402,F401,F403
 from .functions.factories import *  # noqa: E402,F401,F403
 from .functions.settings import *  # noqa: E402,F401,F403
 from .functions.tensor_info import *  # noqa: E402,F401,F403
+from .functions.bits import *  # noqa: E402,F401,F403
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
 from . import optim

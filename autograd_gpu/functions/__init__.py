@@ -58,7 +58,7 @@ from .shape import (
 # ---- the op families of PyTorch's wider surface: each lists its torch.* names in __all__ and
 # its Tensor methods in TENSOR_METHODS (installed on Tensor here) ----------------------------
 from . import scan, sort, pointwise, manip, scatter, sampling, stats, products, decomp  # noqa: E402
-from . import aliases, factories, settings, tensor_info  # noqa: E402
+from . import aliases, bits, factories, settings, tensor_info  # noqa: E402
 from .scan import *  # noqa: E402,F401,F403
 from .sort import *  # noqa: E402,F401,F403
 from .pointwise import *  # noqa: E402,F401,F403
@@ -72,9 +72,10 @@ from .aliases import *  # noqa: E402,F401,F403
 from .factories import *  # noqa: E402,F401,F403
 from .settings import *  # noqa: E402,F401,F403
 from .tensor_info import *  # noqa: E402,F401,F403
+from .bits import *  # noqa: E402,F401,F403
 
 FAMILIES = (scan, sort, pointwise, manip, scatter, sampling, stats, products, decomp, aliases,
-            factories, settings, tensor_info)
+            factories, settings, tensor_info, bits)
 
 
 def _install_methods() -> None:

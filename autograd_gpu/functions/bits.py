@@ -1,0 +1,157 @@
+"""Integer and bit-level functions: ``gcd``, ``lcm``, ``bitwise_left_shift``,
+``bitwise_right_shift`` (and ``<<``/``>>`` on any operand order), ``frexp``.
+
+Shifts follow PyTorch's semantics where C leaves them undefined: a shift by the type's width or
+more, or by a negative amount, gives 0 to the left and the sign (0 or -1) to the right.
+
+``__all__`` lists the ``torch.*`` names this module adds; ``TENSOR_METHODS`` the ``Tensor``
+methods (name -> function taking the tensor first), installed by ``functions/__init__``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import dtypes
+from ..autograd.node import Node
+from ..tensor import Tensor
+from .arith import _is_scalar, _promote, as_tensor_like, operands
+from .checks import expect_tensor
+from .inplace_ops import inplace
+
+__all__ = ["gcd", "gcd_", "lcm", "lcm_", "bitwise_left_shift", "bitwise_right_shift", "frexp"]
+
+
+def _int_pair(fn: str, kernel: str, input: Any, other: Any, method: bool) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """``input`` and ``other`` promoted to their integer result dtype, or PyTorch's errors."""
+    if type(input) is not Tensor or type(other) is not Tensor:
+        input, other = operands(fn, input, other, method=method)
+    if not isinstance(input, Tensor):
+        input = as_tensor_like(input, other)
+    a, b = _promote(input, other)
+    b = as_tensor_like(b, a) if _is_scalar(b) else b
+    if a.dtype.is_floating_point or b.dtype.is_floating_point:
+        name = a.dtype if a.dtype.is_floating_point else b.dtype
+        raise NotImplementedError(f"\"{kernel}_{a.device.type}\" not implemented for "
+                                  f"'{_type_name(name)}'")
+    return a, b
+
+
+def _type_name(d: dtypes.dtype) -> str:
+    from .arith import _type_name as name
+
+    return name(d)
+
+
+def _binary_int(fn: str, kernel: str, compute: Callable[[Any, Any, Any, dtypes.dtype], Any],
+                bool_ok: bool) -> Callable[..., Tensor]:
+    def run(input: Any, other: Any, *, _method: bool = False) -> Tensor:  # noqa: A002
+        if fn in ("gcd", "lcm"):
+            if not _method:
+                expect_tensor(fn, "input", 1, input)
+            expect_tensor(fn, "other", 1 if _method else 2, other)
+        a, b = _int_pair(fn, kernel, input, other, _method)
+        if not bool_ok and a.dtype is dtypes.bool:
+            raise NotImplementedError(f"\"{kernel}_{a.device.type}\" not implemented for 'Bool'")
+        if a.dtype is dtypes.bool:  # NOTE: shifts of bools compute in int64, as PyTorch's
+            a, b = a.to(dtypes.int64), b.to(dtypes.int64)
+        be = a.backend
+        try:
+            x, y = be.xp.broadcast_arrays(a._data, b._data)
+        except ValueError:
+            from .arith import _broadcast_error
+
+            raise _broadcast_error(a, b) from None
+        out = compute(be, x, y, a.dtype)
+        return Tensor._make(be.ascontiguousarray(out).astype(a.dtype.name, copy=False), a._device)
+
+    run.__name__ = run.__qualname__ = fn
+    return run
+
+
+def _gcd(be: Any, x: Any, y: Any, dt: dtypes.dtype) -> Any:
+    return be.xp.gcd(x, y)
+
+
+def _lcm(be: Any, x: Any, y: Any, dt: dtypes.dtype) -> Any:
+    return be.xp.abs(be.xp.lcm(x, y))
+
+
+def _shift(left: bool) -> Callable[[Any, Any, Any, dtypes.dtype], Any]:
+    def compute(be: Any, x: Any, y: Any, dt: dtypes.dtype) -> Any:
+        xp = be.xp
+        bits = 8 * x.itemsize
+        ok = (y >= 0) & (y < bits)
+        safe = xp.where(ok, y, 0).astype(x.dtype)
+        if left:
+            return xp.where(ok, xp.left_shift(x, safe), 0)
+        past = xp.where(x < 0, -1, 0) if dt.name != "uint8" else 0  # NOTE: the sign
+        return xp.where(ok, xp.right_shift(x, safe), past)
+
+    return compute
+
+
+gcd = _binary_int("gcd", "gcd", _gcd, False)
+lcm = _binary_int("lcm", "lcm", _lcm, False)
+bitwise_left_shift = _binary_int("bitwise_left_shift", "lshift", _shift(True), True)
+bitwise_right_shift = _binary_int("bitwise_right_shift", "rshift", _shift(False), True)
+
+
+def gcd_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return inplace(input, gcd, other)
+
+
+def lcm_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return inplace(input, lcm, other)
+
+
+class _Frexp(Node):
+    """``(mantissa, exponent)`` with ``x = mantissa * 2 ** exponent``; the mantissa's gradient
+    is ``grad / 2 ** exponent`` (FrexpBackward0)."""
+
+    node_name = "FrexpBackward0"
+
+    def forward(self, x: Any) -> Any:
+        m, e = self.backend.xp.frexp(x)
+        self.exponent = e
+        return m, e.astype("int32")
+
+    def backward(self, grad: Any, grad_e: Any = None) -> tuple[Any]:
+        scale = self.backend.xp.ldexp(self.backend.xp.ones_like(self.exponent, dtype="float64"),
+                                      -self.exponent)
+        return (grad * self.wrap(scale.astype(grad.dtype.name)),)
+
+
+def frexp(input: Tensor) -> Any:  # noqa: A002
+    """The mantissa in ``[0.5, 1)`` (signed) and the int32 exponent of each element."""
+    expect_tensor("frexp", "input", 1, input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    from ..return_types import frexp as result
+
+    m, e = _Frexp.apply(input)
+    return result(m, e)
+
+
+def _method(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def method(t: Tensor, other: Any) -> Tensor:
+        return fn(t, other, _method=True)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
+
+
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {
+    "gcd": _method(gcd), "lcm": _method(lcm), "gcd_": gcd_, "lcm_": lcm_,
+    "bitwise_left_shift": _method(bitwise_left_shift),
+    "bitwise_right_shift": _method(bitwise_right_shift),
+    "bitwise_left_shift_": lambda t, other: inplace(t, bitwise_left_shift, other),
+    "bitwise_right_shift_": lambda t, other: inplace(t, bitwise_right_shift, other),
+    "frexp": frexp,
+    "__lshift__": lambda t, other: bitwise_left_shift(t, other),
+    "__rshift__": lambda t, other: bitwise_right_shift(t, other),
+    "__rlshift__": lambda t, other: bitwise_left_shift(other, t),
+    "__rrshift__": lambda t, other: bitwise_right_shift(other, t),
+    "__ilshift__": lambda t, other: inplace(t, bitwise_left_shift, other),
+    "__irshift__": lambda t, other: inplace(t, bitwise_right_shift, other),
+}
