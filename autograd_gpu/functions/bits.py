@@ -141,6 +141,16 @@ def _method(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return method
 
 
+def _operator(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
+    """A binary operator: NotImplemented for operands no tensor op takes, so that Python
+    raises its own ``unsupported operand type(s)``, as for PyTorch."""
+
+    def op(t: Tensor, other: Any) -> Any:
+        return fn(t, other) if isinstance(other, Tensor) or _is_scalar(other) else NotImplemented
+
+    return op
+
+
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "gcd": _method(gcd), "lcm": _method(lcm), "gcd_": gcd_, "lcm_": lcm_,
     "bitwise_left_shift": _method(bitwise_left_shift),
@@ -148,10 +158,10 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "bitwise_left_shift_": lambda t, other: inplace(t, bitwise_left_shift, other),
     "bitwise_right_shift_": lambda t, other: inplace(t, bitwise_right_shift, other),
     "frexp": frexp,
-    "__lshift__": lambda t, other: bitwise_left_shift(t, other),
-    "__rshift__": lambda t, other: bitwise_right_shift(t, other),
-    "__rlshift__": lambda t, other: bitwise_left_shift(other, t),
-    "__rrshift__": lambda t, other: bitwise_right_shift(other, t),
-    "__ilshift__": lambda t, other: inplace(t, bitwise_left_shift, other),
-    "__irshift__": lambda t, other: inplace(t, bitwise_right_shift, other),
+    "__lshift__": _operator(lambda t, o: bitwise_left_shift(t, o)),
+    "__rshift__": _operator(lambda t, o: bitwise_right_shift(t, o)),
+    "__rlshift__": _operator(lambda t, o: bitwise_left_shift(o, t)),
+    "__rrshift__": _operator(lambda t, o: bitwise_right_shift(o, t)),
+    "__ilshift__": _operator(lambda t, o: inplace(t, bitwise_left_shift, o)),
+    "__irshift__": _operator(lambda t, o: inplace(t, bitwise_right_shift, o)),
 }
