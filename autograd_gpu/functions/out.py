@@ -49,24 +49,25 @@ def check_out_grad(fn: str, inputs: Sequence[Any], out: Any) -> None:
 
 
 def write_out(fn: str, result: Any, out: Any, inputs: Sequence[Any] = (),
-              exact: Sequence[bool] = ()) -> Any:
+              exact: Sequence[bool] = (), cast_any: bool = False) -> Any:
     """Write ``result`` (a tensor, or a tuple of them) into ``out`` (a tensor, or a tuple or list
     of as many) and return ``out`` (as a tuple of the result's type for several results).
     ``inputs``: the function's tensor arguments (for the autograd check). ``exact[i]``: result
-    ``i`` must have ``out[i]``'s dtype exactly (PyTorch's index outputs)."""
+    ``i`` must have ``out[i]``'s dtype exactly (PyTorch's index outputs). ``cast_any``: any
+    dtype takes the values (``sum``/``prod`` cast floats to an integer out)."""
     check_out_grad(fn, inputs, out)
     if isinstance(result, tuple):
         if not isinstance(out, (tuple, list)) or len(out) != len(result):
             raise TypeError(f"{fn}(): argument 'out' must be tuple of Tensors, not "
                             f"{type(out).__name__}")
         for i, (r, o) in enumerate(zip(result, out)):
-            _write_one(fn, r, o, i < len(exact) and exact[i])
+            _write_one(fn, r, o, i < len(exact) and exact[i], cast_any)
         return type(result)(tuple(out)) if type(result) is not tuple else tuple(out)
-    _write_one(fn, result, out, bool(exact and exact[0]))
+    _write_one(fn, result, out, bool(exact and exact[0]), cast_any)
     return out
 
 
-def _write_one(fn: str, r: Tensor, o: Any, exact: bool) -> None:
+def _write_one(fn: str, r: Tensor, o: Any, exact: bool, cast_any: bool = False) -> None:
     if not isinstance(o, Tensor):
         raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(o).__name__}")
     if o._device is not r._device:
@@ -75,7 +76,7 @@ def _write_one(fn: str, r: Tensor, o: Any, exact: bool) -> None:
     if exact and o.dtype is not r.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {_c_name(r.dtype)}, but got "
                            f"{_c_name(o.dtype)} instead")
-    if not _can_cast(r.dtype, o.dtype):
+    if not cast_any and not _can_cast(r.dtype, o.dtype):
         raise _cast_error(r.dtype, o.dtype)
     if tuple(o.shape) != tuple(r.shape):
         if o.numel():
