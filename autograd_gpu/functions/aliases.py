@@ -16,7 +16,7 @@ from .. import dtypes
 from ..autograd.grad_mode import STATE
 from ..autograd.node import named_type
 from ..tensor import Tensor
-from . import arith, compare, rounding, unary
+from . import arith, compare, rounding, shape, unary
 from .inplace_ops import clamp_, fill_, inplace, zero_
 from .view_writes import _check_overlap
 
@@ -24,7 +24,8 @@ __all__ = [
     "greater", "greater_equal", "less", "less_equal", "not_equal", "absolute", "fill", "zero_",
     "abs_", "cos_", "exp_", "log_", "sin_", "sqrt_", "square_", "neg_", "negative_",
     "reciprocal_", "relu_", "rsqrt_", "sigmoid_", "tanh_", "floor_", "expm1_", "log1p_",
-    "clamp_", "clip_", "fill_", "detach", "detach_",
+    "clamp_", "clip_", "fill_", "detach", "detach_", "argwhere", "split_with_sizes",
+    "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
 ]
 
 
@@ -43,6 +44,20 @@ less = _alias(compare.lt, "less")
 less_equal = _alias(compare.le, "less_equal")
 not_equal = _alias(compare.ne, "not_equal")
 absolute = _alias(unary.abs, "absolute")
+
+
+def argwhere(input: Tensor) -> Tensor:  # noqa: A002
+    """The indices of the nonzero elements, one row each (``nonzero``)."""
+    return compare.nonzero(input)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    return tuple(shape.split(input, list(split_sizes), dim))
+
+
+unsafe_split = _alias(shape.split, "unsafe_split")
+unsafe_chunk = _alias(shape.chunk, "unsafe_chunk")
+unsafe_split_with_sizes = _alias(split_with_sizes, "unsafe_split_with_sizes")
 
 
 def _inplace_of(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
@@ -212,7 +227,9 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
                                 lambda d: "UnsqueezeBackward1"),
     "byte": _dtype_method(dtypes.uint8, "byte"), "char": _dtype_method(dtypes.int8, "char"),
     "short": _dtype_method(dtypes.int16, "short"),
-    "fill_diagonal_": _fill_diagonal_,
+    "fill_diagonal_": _fill_diagonal_, "argwhere": argwhere,
+    "split_with_sizes": split_with_sizes, "unsafe_split": unsafe_split,
+    "unsafe_chunk": unsafe_chunk, "unsafe_split_with_sizes": unsafe_split_with_sizes,
 }
 for _name, _fn in (("eq_", compare.eq), ("ne_", compare.ne), ("lt_", compare.lt),
                    ("le_", compare.le), ("gt_", compare.gt), ("ge_", compare.ge),

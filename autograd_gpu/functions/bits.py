@@ -1,5 +1,5 @@
 """Integer and bit-level functions: ``gcd``, ``lcm``, ``bitwise_left_shift``,
-``bitwise_right_shift`` (and ``<<``/``>>`` on any operand order), ``frexp``.
+``bitwise_right_shift`` (and ``<<``/``>>`` on any operand order), ``frexp``, ``unravel_index``.
 
 Shifts follow PyTorch's semantics where C leaves them undefined: a shift by the type's width or
 more, or by a negative amount, gives 0 to the left and the sign (0 or -1) to the right.
@@ -19,7 +19,8 @@ from .arith import _is_scalar, _promote, as_tensor_like, operands
 from .checks import expect_tensor
 from .inplace_ops import inplace
 
-__all__ = ["gcd", "gcd_", "lcm", "lcm_", "bitwise_left_shift", "bitwise_right_shift", "frexp"]
+__all__ = ["gcd", "gcd_", "lcm", "lcm_", "bitwise_left_shift", "bitwise_right_shift", "frexp",
+           "unravel_index"]
 
 
 def _int_pair(fn: str, kernel: str, input: Any, other: Any, method: bool) -> tuple[Tensor, Tensor]:  # noqa: A002
@@ -131,6 +132,29 @@ def frexp(input: Tensor) -> Any:  # noqa: A002
 
     m, e = _Frexp.apply(input)
     return result(m, e)
+
+
+def unravel_index(indices: Tensor, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in ``shape`` of flat ``indices`` (int64 tensors, one per dim; indices out
+    of range wrap around, as PyTorch's)."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
+    if indices.dtype.is_floating_point or indices.dtype is dtypes.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d < 0 for d in dims):
+        raise ValueError(f"'shape' cannot have negative values, but got {dims}")
+    if not dims:
+        return ()
+    n = 1
+    for d in dims:
+        n *= d
+    flat = indices.to(dtypes.int64) % n
+    coords = []
+    for d in reversed(dims):
+        coords.append(flat % d)
+        flat = flat // d
+    return tuple(reversed(coords))
 
 
 def _method(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:

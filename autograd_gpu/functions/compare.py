@@ -345,7 +345,13 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
             "vmap: We do not support batching operators that can output dynamic shape. "
             "Attempted to vmap over aten::nonzero. Please file an issue at "
             "https://github.com/pytorch/pytorch/issues if you need this feature.")
-    idx = input.backend.nonzero(input._data)
+    b = input.backend
+    if input.ndim == 0:  # NOTE: one match of zero coordinates, as PyTorch (NumPy refuses 0-d)
+        hit = int(bool(input.item()))
+        if as_tuple:
+            return (Tensor._make(b.zeros((hit,), "int64"), input._device),)
+        return Tensor._make(b.zeros((hit, 0), "int64"), input._device)
+    idx = b.nonzero(input._data)
     if as_tuple:
         return tuple(Tensor._make(i.astype("int64"), input._device) for i in idx)
     return Tensor._make(input.backend.stack(idx, axis=1).astype("int64") if idx else

@@ -92,6 +92,17 @@ CASES: dict[str, Case] = {
     "fill_diagonal_cube": lambda T, dev: T.zeros(2, 2, 2, device=dev).fill_diagonal_(5),
     "fill_diagonal_1d": lambda T, dev: T.zeros(3, device=dev).fill_diagonal_(5),
     "fill_diagonal_uneven": lambda T, dev: T.zeros(2, 3, 2, device=dev).fill_diagonal_(5),
+    "argwhere": lambda T, dev: T.argwhere(T.tensor([[0, 1], [2, 0]], device=dev)),
+    "argwhere_method_0d": lambda T, dev: (T.tensor(3.0, device=dev).argwhere(),
+                                          T.argwhere(T.tensor(0.0, device=dev))),
+    "nonzero_0d_as_tuple": lambda T, dev: (T.nonzero(T.tensor(3.0, device=dev), as_tuple=True),
+                                           T.nonzero(T.tensor(0, device=dev), as_tuple=True)),
+    "split_with_sizes": lambda T, dev: T.split_with_sizes(T.arange(5, device=dev), [2, 3]),
+    "split_with_sizes_method_dim": lambda T, dev: _x(T, dev).split_with_sizes([1, 2], 1),
+    "unsafe_chunk": lambda T, dev: T.unsafe_chunk(T.arange(5, device=dev), 2),
+    "unsafe_split": lambda T, dev: T.unsafe_split(T.arange(5, device=dev), 2),
+    "unsafe_split_with_sizes": lambda T, dev: T.unsafe_split_with_sizes(
+        T.arange(5, device=dev), [4, 1]),
 }
 
 test_aliases = catalogue_test(CASES)

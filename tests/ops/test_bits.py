@@ -70,6 +70,13 @@ CASES: dict[str, Case] = {
     "frexp_grad": lambda T, dev: (lambda x: (T.frexp(x)[0] * T.arange(3.0, device=dev)).sum()
                                   .backward() or (x.grad, T.frexp(x)[0].grad_fn.name()))(
         T.tensor([8.0, 0.3, -5.0], device=dev, requires_grad=True)),
+    "unravel_index": lambda T, dev: T.unravel_index(_t(T, dev, [4, 1, 5, 6, -7]), (2, 3)),
+    "unravel_index_0d": lambda T, dev: T.unravel_index(T.tensor(4, device=dev), (2, 3)),
+    "unravel_index_int_shape": lambda T, dev: T.unravel_index(_t(T, dev, [1]), 6),
+    "unravel_index_empty_shape": lambda T, dev: T.unravel_index(_t(T, dev, [1]), ()),
+    "unravel_index_int32": lambda T, dev: T.unravel_index(_t(T, dev, [1], "int32"), (2, 3)),
+    "unravel_index_float": lambda T, dev: T.unravel_index(_t(T, dev, [1.0], "float32"), (2, 3)),
+    "unravel_index_negative_shape": lambda T, dev: T.unravel_index(_t(T, dev, [1]), (2, -3)),
 }
 
 test_bits = catalogue_test(CASES)
