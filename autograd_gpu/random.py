@@ -126,33 +126,6 @@ def _gen_for(dev: device, generator: Generator | None) -> Any:
     return g._gen
 
 
-def uniform_array(t: Any, a: float, b: float, generator: Generator | None) -> Any:
-    """Uniform samples in ``[a, b)`` with the shape and dtype of tensor ``t`` (for ``uniform_``);
-    for a batched ``t``, a tensor of them (see ``sample_like``)."""
-    be = t.backend
-    gen = _gen_for(t._device, generator)
-
-    def draw(shape: tuple[int, ...]) -> Any:
-        u = be.random(gen, shape, t._data.dtype.name)
-        return u * (b - a) + a if (a, b) != (0.0, 1.0) else u
-
-    out = sample_like(t, draw)
-    return draw(t._data.shape) if out is None else out
-
-
-def normal_array(t: Any, mean: float, std: float, generator: Generator | None) -> Any:
-    """Normal samples with the shape and dtype of tensor ``t`` (for ``normal_``)."""
-    be = t.backend
-    gen = _gen_for(t._device, generator)
-
-    def draw(shape: tuple[int, ...]) -> Any:
-        z = be.standard_normal(gen, shape, t._data.dtype.name)
-        return z * std + mean if (mean, std) != (0.0, 1.0) else z
-
-    out = sample_like(t, draw)
-    return draw(t._data.shape) if out is None else out
-
-
 # ---- under vmap ---------------------------------------------------------------------------
 
 _RANDOM_ERROR = (

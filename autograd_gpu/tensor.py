@@ -1067,12 +1067,6 @@ class Tensor:
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return F.masked_fill_(self, mask, value)
 
-    def uniform_(self, a: _float = 0.0, b: _float = 1.0, *, generator: Any = None) -> Tensor:
-        return F.uniform_(self, a, b, generator=generator)
-
-    def normal_(self, mean: _float = 0.0, std: _float = 1.0, *, generator: Any = None) -> Tensor:
-        return F.normal_(self, mean, std, generator=generator)
-
 
 _new = object.__new__
 _NON_LEAF_GRAD = (

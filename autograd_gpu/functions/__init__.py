@@ -35,8 +35,7 @@ from .convert import Storage, to
 from .out import resize_
 from .index import gather, getitem, index_select, setitem
 from .inplace_ops import (
-    _check_inplace_target, add_, clamp_, copy_, div_, fill_, inplace, mul_, normal_, pow_, sub_,
-    uniform_, zero_,
+    _check_inplace_target, add_, clamp_, copy_, div_, fill_, inplace, mul_, pow_, sub_, zero_,
 )
 from .view_writes import refresh_view_grad_fn, replay_view
 from .linalg import addmm, bmm, dot, matmul, mm, mv

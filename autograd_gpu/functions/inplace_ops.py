@@ -320,30 +320,3 @@ def copy_(t: Tensor, src: Any) -> Tensor:
         _copy_into(t, _broadcast_into(t.backend, src._data, t._data.shape))
         return t
     return inplace(t, lambda x, s: _CopyFrom.apply(x, s), src)
-
-
-def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill ``t`` with samples from the uniform distribution on ``[a, b)``."""
-    from ..random import uniform_array  # NOTE: not at the top: random imports creation, a cycle
-
-    return _sample_into(t, lambda: uniform_array(t, a, b, generator))
-
-
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill ``t`` with samples from the normal distribution N(mean, std**2)."""
-    from ..random import normal_array
-
-    return _sample_into(t, lambda: normal_array(t, mean, std, generator))
-
-
-def _sample_into(t: Tensor, sample: Callable[[], Any]) -> Tensor:
-    if not t._level:
-        _check_overlap(t)
-    with no_grad():
-        values = sample()
-        if isinstance(values, Tensor):  # NOTE: under vmap (see random.sample_like)
-            _batched_inplace(t, lambda x, v: v.expand(x.shape), values)
-            return t
-        t._data[...] = values
-    t._counter().bump()
-    return t

@@ -61,16 +61,21 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _sampler(t: Tensor) -> Any:
+    """``t``, typed for the in-place samplers (Tensor methods the sampling family installs)."""
+    return t
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill ``tensor`` with draws from U(a, b)."""
     with no_grad():
-        return tensor.uniform_(a, b, generator=generator)
+        return _sampler(tensor).uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill ``tensor`` with draws from N(mean, std^2)."""
     with no_grad():
-        return tensor.normal_(mean, std, generator=generator)
+        return _sampler(tensor).normal_(mean, std, generator=generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -1,5 +1,6 @@
 """The fake ``cupy.random``: ``RandomState(seed)`` over NumPy's PCG64, with CuPy's signatures
-(float32/float64 ``dtype`` arguments, 0-d arrays for ``size=None``, device arrays out)."""
+(float32/float64 ``dtype`` arguments, 0-d arrays for ``size=None``, device arrays out), and
+``poisson`` with device-array rates."""
 
 from __future__ import annotations
 
@@ -73,6 +74,19 @@ class RandomState:
         r = self._gen.integers(int(low), int(high), size=_shape(size), dtype=dt)
         return A.new(np.asarray(r))
 
+    def poisson(self, lam: Any = 1.0, size: Any = None, dtype: Any = "l") -> A.ndarray:
+        """CuPy's: ``lam`` a number or a device array (``size=None``: its shape); int32 or
+        int64 counts."""
+        dt = np.dtype(dtype)
+        if dt not in (np.dtype("int32"), np.dtype("int64")):
+            raise TypeError("cupy.random.poisson: only int32 and int64 are supported (got "
+                            f"{dt})")
+        if isinstance(lam, np.ndarray):
+            raise A.unsupported(lam)
+        rates = lam._a if isinstance(lam, A.ndarray) else lam
+        shape = np.shape(rates) if size is None else _shape(size)
+        return A.new(np.asarray(self._gen.poisson(rates, size=shape)).astype(dt))
+
     def permutation(self, num: Any) -> A.ndarray:
         if isinstance(num, A.ndarray):
             return A.new(self._gen.permutation(num._a))
@@ -102,6 +116,6 @@ random.RandomState = RandomState  # type: ignore[attr-defined]
 random.get_random_state = get_random_state  # type: ignore[attr-defined]
 random.seed = seed  # type: ignore[attr-defined]
 for _name in ("random_sample", "rand", "standard_normal", "randn", "normal", "uniform", "randint",
-              "permutation", "shuffle"):
+              "poisson", "permutation", "shuffle"):
     setattr(random, _name,
             lambda *a, _n=_name, **k: getattr(_default[0], _n)(*a, **k))
