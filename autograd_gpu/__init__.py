@@ -54,6 +54,7 @@ from .functions.factories import *  # noqa: E402,F401,F403
 from .functions.settings import *  # noqa: E402,F401,F403
 from .functions.tensor_info import *  # noqa: E402,F401,F403
 from .functions.bits import *  # noqa: E402,F401,F403
+from .functions.calculus import *  # noqa: E402,F401,F403
 from .functions.out_variants import *  # noqa: E402,F401,F403  (torch.* names taking out=)
 from . import nn  # noqa: E402
 from .utils.serialization import load, save

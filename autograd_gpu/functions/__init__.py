@@ -20,6 +20,8 @@ The modules, each building on those before it:
 
 from __future__ import annotations
 
+import importlib
+
 from ..ops.util import normalize_dim, normalize_dims
 from .arith import (
     add, as_tensor_like, bitwise_and, bitwise_and_, bitwise_or, bitwise_or_, bitwise_xor,
@@ -56,8 +58,10 @@ from .shape import (
 
 # ---- the op families of PyTorch's wider surface: each lists its torch.* names in __all__ and
 # its Tensor methods in TENSOR_METHODS (installed on Tensor here) ----------------------------
-from . import scan, sort, pointwise, manip, scatter, sampling, stats, products, decomp  # noqa: E402
-from . import aliases, bits, factories, settings, tensor_info  # noqa: E402
+_FAMILY_NAMES = ("scan", "sort", "pointwise", "manip", "scatter", "sampling", "stats", "products",
+                 "decomp", "aliases", "factories", "settings", "tensor_info", "bits", "calculus")
+# NOTE: the modules, taken before the star imports below rebind names such as ``sort``
+FAMILIES = tuple(importlib.import_module(f".{n}", __name__) for n in _FAMILY_NAMES)
 from .scan import *  # noqa: E402,F401,F403
 from .sort import *  # noqa: E402,F401,F403
 from .pointwise import *  # noqa: E402,F401,F403
@@ -72,9 +76,7 @@ from .factories import *  # noqa: E402,F401,F403
 from .settings import *  # noqa: E402,F401,F403
 from .tensor_info import *  # noqa: E402,F401,F403
 from .bits import *  # noqa: E402,F401,F403
-
-FAMILIES = (scan, sort, pointwise, manip, scatter, sampling, stats, products, decomp, aliases,
-            factories, settings, tensor_info, bits)
+from .calculus import *  # noqa: E402,F401,F403
 
 
 def _install_methods() -> None:
