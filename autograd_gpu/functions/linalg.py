@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes
 from ..ops import linalg
 from ..ops import movement as M
 from ..tensor import Size, Tensor
@@ -19,6 +20,14 @@ def _check_same_dtype(a: Tensor, b: Tensor, op: str, shapes_match: bool = True) 
     err = matmul_dtype_error(op, a, b) if shapes_match else None
     if err is not None:
         raise err
+    if shapes_match and a.dtype is dtypes.bool:
+        raise NotImplementedError(f"\"{_BOOL_KERNELS[op]}\" not implemented for 'Bool'")
+
+
+# NOTE: the kernels whose names PyTorch's refusal of bool matrix products carries (its CPU
+# names; a GPU's may differ)
+_BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu",
+                 "bmm": "bmm", "dot": "dot"}
 
 
 def _tensors(fn: str, method: bool, *args: tuple[str, Any]) -> None:
@@ -72,6 +81,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     err = addmm_dtype_error(input, mat1, mat2)
     if err is not None:
         raise err
+    if mat1.dtype is dtypes.bool:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if beta == 1 and alpha == 1:
         return linalg.Addmm.apply(input, mat1, mat2)
     return linalg.Addmm.apply(input, mat1, mat2, beta=beta, alpha=alpha)

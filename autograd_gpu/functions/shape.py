@@ -125,7 +125,8 @@ def expanded_shape(input: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:  #
         )
     lead = len(shape) - nd
     out = []
-    for i, s in enumerate(shape):
+    for i in range(len(shape) - 1, -1, -1):  # NOTE: from the last dim, as PyTorch checks
+        s = shape[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}")
@@ -141,7 +142,7 @@ def expanded_shape(input: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:  #
                 f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
             )
         out.append(s)
-    return tuple(out)
+    return tuple(out[::-1])
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002

@@ -159,6 +159,22 @@ REPEAT: dict[str, Case] = {
     "repeat_too_few_dims": lambda T, dev: T.ones(2, 2, device=dev).repeat(2),
 }
 
-CASES: dict[str, Case] = {**CAT, **MATMUL, **LAYOUT, **REPEAT}
+def _bool_product(name: str, *shapes: tuple[int, ...]) -> Case:
+    return lambda T, dev: getattr(T, name)(*[T.ones(*s, dtype=T.bool, device=dev)
+                                             for s in shapes])
+
+
+BOOL_AND_EXPAND: dict[str, Case] = {
+    "bool_mm": _bool_product("mm", (2, 2), (2, 2)),
+    "bool_bmm": _bool_product("bmm", (1, 2, 2), (1, 2, 2)),
+    "bool_dot": _bool_product("dot", (2,), (2,)),
+    "bool_mv": _bool_product("mv", (2, 2), (2,)),
+    "bool_matmul": _bool_product("matmul", (2, 2), (2, 2)),
+    "bool_matmul_1d": _bool_product("matmul", (2,), (2,)),
+    "bool_addmm": _bool_product("addmm", (2, 2), (2, 2), (2, 2)),
+    "expand_reports_last_bad_dim": lambda T, dev: T.ones(2, 3, 5, device=dev).expand(3, 4, 5),
+    "expand_reports_last_bad_dim_2d": lambda T, dev: T.ones(2, 3, device=dev).expand(3, 4),
+}
+CASES: dict[str, Case] = {**CAT, **MATMUL, **LAYOUT, **REPEAT, **BOOL_AND_EXPAND}
 
 test_misuse = catalogue_test(CASES)
