@@ -1,7 +1,33 @@
 """``torch.linalg``: norms, inverses, solves, decompositions and matrix functions, with PyTorch's
 gradient formulas (LAPACK through NumPy on the CPU, cuSOLVER through CuPy on CUDA; the ops live
-in ``ops/decomp.py``, the argument handling in ``functions/decomp.py``)."""
+in ``ops/decomp.py``, the argument handling in ``functions/decomp.py``).
+
+Not here: ``eig``/``eigvals`` (complex results; autograd_gpu has no complex dtypes), ``lu``,
+``lu_factor``, ``lu_solve``, ``ldl_*`` and ``householder_product`` (NumPy exposes no LU, LDL or
+Householder routines), ``vander``.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ..functions.decomp import (
+    det, inv, inv_ex, linalg_cholesky as cholesky, cholesky_ex, linalg_slogdet as slogdet,
+    solve, solve_ex, solve_triangular,
+)
+from ..functions.decomp_norms import (
+    cond, cross, matrix_norm, matrix_power, multi_dot, norm, tensorinv, tensorsolve, vecdot,
+    vector_norm,
+)
+from ..functions.decomp_spectral import (
+    eigh, eigvalsh, linalg_qr as qr, linalg_svd as svd, lstsq, matrix_exp, matrix_rank, pinv,
+    svdvals,
+)
+from ..functions.linalg import matmul
+from ..ops.decomp import LinAlgError
+from ._diagonal import diagonal
+
+__all__: list[str] = [
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+    "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+    "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot", "vector_norm",
+]

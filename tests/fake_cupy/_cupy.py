@@ -12,13 +12,14 @@ import numpy as np
 from . import _array as A
 from ._array import IMPLICIT_MSG, Ufunc, ndarray
 from ._cuda import cuda, get_default_memory_pool, get_default_pinned_memory_pool
+from ._linalg import linalg
 from ._random import random
 
 __version__ = "13.0.0+fake.numpy"
 __autograd_gpu_fake__ = True  # tests that need a real GPU look for this
 
 __all__ = ["IMPLICIT_MSG", "cuda", "get_default_memory_pool", "get_default_pinned_memory_pool",
-           "ndarray", "random"]
+           "linalg", "ndarray", "random"]
 
 # NumPy names CuPy does not have: asking for them fails here as it would on a GPU.
 _NOT_IN_CUPY = {"errstate", "seterr", "geterr", "seterrcall", "geterrcall", "frompyfunc", "ma",
