@@ -271,8 +271,8 @@ class CupyBackend(Composite, Families):
     bitwise_xor = staticmethod(cp.bitwise_xor)
 
     @staticmethod
-    def copyto(dst: Array, src: Any, casting: str = "same_kind") -> None:
-        cp.copyto(dst, src, casting=casting)
+    def copyto(dst: Array, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+        cp.copyto(dst, src, casting=casting, where=where)
 
     sigmoid = _unary("sigmoid", lambda x: 1.0 / (1.0 + cp.exp(-x)))
     erf = _unary("erf", lambda x: _special().erf(x))
