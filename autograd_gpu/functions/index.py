@@ -14,7 +14,7 @@ from ..ops import elementwise as E
 from ..ops import movement as M
 from ..ops.util import normalize_dim
 from ..tensor import Tensor
-from .arith import _is_scalar, as_tensor_like
+from .arith import _is_scalar, _type_name, as_tensor_like
 from .checks import arg_position, checked_scalar, expect_tensor
 from .index_key import check_broadcast, check_masks, is_full_slice, spell_out, translate
 from .shape import expanded_shape
@@ -293,6 +293,12 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         t._requires_grad or (value_t is not None and value_t._requires_grad))
     # NOTE: an advanced key writes into the view its ints, slices and None make (``_key``).
     npkey, advanced, target = _key(t, key)
+    if advanced and value_t is not None and value_t.dtype is not t.dtype and not (
+            value_t.ndim == 0 and isinstance(key, Tensor) and key.dtype is dtypes.bool):
+        # NOTE: index_put_ takes no other dtype (a 0-d value under one mask is masked_fill_)
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{_type_name(t.dtype)} for the destination and "
+                           f"{_type_name(value_t.dtype)} for the source.")
     # NOTE: an empty region takes no write: its key may hold entries out of range.
     empty = advanced and t.backend.check_index(target.shape, npkey)
     if value_t is not None:

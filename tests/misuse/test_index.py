@@ -499,7 +499,34 @@ BITWISE: dict[str, Case] = {
     "bitwise_not_int_arg": lambda T, dev: T.bitwise_not(1),
 }
 
+def _put(key: Any, value: Any) -> Case:
+    """``x[key] = value`` on float32 zeros; ``key``/``value`` build from (T, dev)."""
+    def run(T: Any, dev: str) -> Any:
+        x = T.zeros(2, 3, device=dev)
+        x[key(T, dev)] = value(T, dev)
+        return x
+    return run
+
+
+SETITEM_DTYPES: dict[str, Case] = {
+    "setitem_index_double_value": _put(lambda T, d: T.tensor([0, 1], device=d),
+                                       lambda T, d: T.ones(3, dtype=T.float64, device=d)),
+    "setitem_index_0d_double": _put(lambda T, d: T.tensor([0], device=d),
+                                    lambda T, d: T.tensor(1.0, dtype=T.float64, device=d)),
+    "setitem_mask_0d_double": _put(lambda T, d: T.ones(2, 3, dtype=T.bool, device=d),
+                                   lambda T, d: T.tensor(1.0, dtype=T.float64, device=d)),
+    "setitem_mask_1d_double": _put(lambda T, d: T.ones(2, 3, dtype=T.bool, device=d),
+                                   lambda T, d: T.ones(6, dtype=T.float64, device=d)),
+    "setitem_list_long_value": _put(lambda T, d: [0, 1], lambda T, d: T.ones(3, dtype=T.int64,
+                                                                             device=d)),
+    "setitem_mixed_key_double": _put(lambda T, d: (slice(None), [0, 1]),
+                                     lambda T, d: T.ones(2, 2, dtype=T.float64, device=d)),
+    "setitem_slice_double_casts": _put(lambda T, d: slice(0, 1),
+                                       lambda T, d: T.ones(3, dtype=T.float64, device=d)),
+    "setitem_list_number": _put(lambda T, d: [0, 1], lambda T, d: 2.5),
+}
+
 CASES: dict[str, Case] = {**GATHER, **INDEX_SELECT, **MASKED_FILL, **WHERE, **GETITEM, **SETITEM,
-                          **EMPTY, **MIXED, **METHODS, **BITWISE}
+                          **EMPTY, **MIXED, **METHODS, **BITWISE, **SETITEM_DTYPES}
 
 test_misuse = catalogue_test(CASES)
