@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["aminmax", "cummax", "cummin", "frexp", "kthvalue", "max", "median", "min", "mode",
-           "nanmedian", "slogdet", "sort", "topk"]
+__all__ = ["aminmax", "cummax", "cummin", "frexp", "kthvalue", "linalg_cholesky_ex",
+           "linalg_eigh", "linalg_inv_ex", "linalg_lstsq", "linalg_qr", "linalg_slogdet",
+           "linalg_solve_ex", "linalg_svd", "max", "median", "min", "mode", "nanmedian", "qr",
+           "slogdet", "sort", "svd", "topk", "triangular_solve"]
 
 
 class _StructSeq(tuple):
@@ -73,6 +75,17 @@ cummin = _make("cummin", _VALUES_INDICES)
 aminmax = _make("aminmax", ("min", "max"))
 frexp = _make("frexp", ("mantissa", "exponent"))
 slogdet = _make("slogdet", ("sign", "logabsdet"))
+linalg_slogdet = _make("linalg_slogdet", ("sign", "logabsdet"))
+linalg_inv_ex = _make("linalg_inv_ex", ("inverse", "info"))
+linalg_solve_ex = _make("linalg_solve_ex", ("result", "info"))
+linalg_cholesky_ex = _make("linalg_cholesky_ex", ("L", "info"))
+linalg_qr = _make("linalg_qr", ("Q", "R"))
+qr = _make("qr", ("Q", "R"))
+linalg_svd = _make("linalg_svd", ("U", "S", "Vh"))
+svd = _make("svd", ("U", "S", "V"))
+linalg_eigh = _make("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))
 
 # NOTE: kept for callers written before the per-op types existed.
 MinMax = max

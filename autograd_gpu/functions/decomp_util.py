@@ -13,23 +13,18 @@ from .checks import expect_tensor
 __all__: list[str] = []
 
 
-def _named(name: str, fields: tuple[str, ...]) -> Any:
-    """``torch.return_types.<name>``: the shared one where ``return_types`` has it."""
-    return getattr(RT, name, None) or RT._make(name, fields)
-
-
-linalg_slogdet = _named("linalg_slogdet", ("sign", "logabsdet"))
+linalg_slogdet = RT.linalg_slogdet
 slogdet_type = RT.slogdet
-linalg_inv_ex = _named("linalg_inv_ex", ("inverse", "info"))
-linalg_solve_ex = _named("linalg_solve_ex", ("result", "info"))
-linalg_cholesky_ex = _named("linalg_cholesky_ex", ("L", "info"))
-linalg_qr = _named("linalg_qr", ("Q", "R"))
-qr_type = _named("qr", ("Q", "R"))
-linalg_svd = _named("linalg_svd", ("U", "S", "Vh"))
-svd_type = _named("svd", ("U", "S", "V"))
-linalg_eigh = _named("linalg_eigh", ("eigenvalues", "eigenvectors"))
-linalg_lstsq = _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
-triangular_solve_type = _named("triangular_solve", ("solution", "cloned_coefficient"))
+linalg_inv_ex = RT.linalg_inv_ex
+linalg_solve_ex = RT.linalg_solve_ex
+linalg_cholesky_ex = RT.linalg_cholesky_ex
+linalg_qr = RT.linalg_qr
+qr_type = RT.qr
+linalg_svd = RT.linalg_svd
+svd_type = RT.svd
+linalg_eigh = RT.linalg_eigh
+linalg_lstsq = RT.linalg_lstsq
+triangular_solve_type = RT.triangular_solve
 
 EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16,
        "float16": 0.0009765625}
