@@ -69,7 +69,8 @@ def along_dims(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[An
                size: int) -> tuple[Any, Any]:
     """Ops over a tuple of ``dims`` (reductions, squeeze): batch first, dims + 1."""
     x = front(args[0], bdims[0])
-    return cls.apply(x, **{**params, "dims": _shift(params["dims"])}), 0
+    out = cls.apply(x, **{**params, "dims": _shift(params["dims"])})
+    return out, (0,) * len(out) if type(out) is tuple else 0
 
 
 @rule(R.SpreadBack)
