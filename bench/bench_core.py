@@ -330,7 +330,9 @@ def write_section(heading: str, section: str) -> None:
     else:
         end = text.find("\n## ", start + len(heading))
         text = text[:start] + section + (text[end:] if end >= 0 else "")
-    RESULTS.write_text(text)
+    tmp = RESULTS.with_suffix(".md.tmp")  # NOTE: atomic: a killed run leaves RESULTS.md whole
+    tmp.write_text(text)
+    tmp.replace(RESULTS)
 
 
 def main() -> None:

@@ -121,17 +121,10 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def _write(text: str) -> None:
-    path = ROOT / "bench" / "RESULTS.md"
-    old = path.read_text()
-    if HEADING in old:
-        start = old.index(HEADING)
-        nxt = old.find("\n## ", start + len(HEADING))
-        old = old[:start] + text + ("\n" + old[nxt + 1:] if nxt != -1 else "")
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(old)
-    tmp.replace(path)
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_core import write_section
+
+    write_section(HEADING, text)
 
 
 def main() -> None:

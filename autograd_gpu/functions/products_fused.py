@@ -250,8 +250,6 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
 def _multi_dot(ms: list[Tensor]) -> Tensor:
     """``linalg.multi_dot`` of 2-D matrices, in PyTorch's order (the cheapest, ties to the
     leftmost split)."""
-    from .linalg import mm
-
     d = ms[0].dtype
     for i, t in enumerate(ms[1:], 1):
         if t.dtype is not d:
@@ -262,31 +260,6 @@ def _multi_dot(ms: list[Tensor]) -> Tensor:
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
                                f"{list(ms[i].shape)} and {list(ms[i + 1].shape)} cannot be "
                                "multiplied")
-    if len(ms) == 2:
-        return mm(ms[0], ms[1])
-    if len(ms) == 3:
-        a, b = ms[0].shape
-        c, e = ms[2].shape
-        if (a * c) * (b + e) > (b * e) * (a + c):
-            return mm(ms[0], mm(ms[1], ms[2]))
-        return mm(mm(ms[0], ms[1]), ms[2])
-    dims = [ms[0].shape[0]] + [t.shape[1] for t in ms]
-    n = len(ms)
-    cost = [[0] * n for _ in range(n)]
-    split = [[0] * n for _ in range(n)]
-    for length in range(1, n):
-        for i in range(n - length):
-            j = i + length
-            cost[i][j] = -1
-            for k in range(i, j):
-                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
-                if cost[i][j] < 0 or q < cost[i][j]:
-                    cost[i][j], split[i][j] = q, k
+    from .decomp_norms import _chain  # late: the linalg family builds on this one
 
-    def product(i: int, j: int) -> Tensor:
-        if i == j:
-            return ms[i]
-        k = split[i][j]
-        return mm(product(i, k), product(k + 1, j))
-
-    return product(0, n - 1)
+    return _chain(ms)
