@@ -24,6 +24,7 @@ import pytest
 import torch
 
 import autograd_gpu as ag
+from tests.ops._same import same as _same, to_numpy
 from autograd_gpu.autograd import gradcheck, gradgradcheck
 
 LAYOUTS: dict[str, Callable[[Any], Any]] = {
@@ -37,32 +38,13 @@ SPECIAL = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 
            -1e-300, 5e-324, 1e300, -1e300, 710.0, -710.0, 1e-8]
 
 
-def _np(x: Any) -> np.ndarray:
-    if isinstance(x, torch.Tensor):
-        if x._is_zerotensor():  # NOTE: PyTorch's gradient of sgn, angle, ...
-            return np.zeros(x.shape, dtype=str(x.dtype).replace("torch.", ""))
-        return x.detach().numpy()
-    return np.asarray(x.detach().cpu().numpy())
+_np = to_numpy
 
 
 def same(ours: Any, theirs: Any, rtol: float = 1e-13, atol: float = 1e-15,
          strides: bool = True, zeros: bool = False) -> None:
-    """Equal dtype, shape, values (NaN == NaN; ``zeros``: the signs of zeros too) and, for dims
-    of size > 1, strides."""
-    assert str(ours.dtype) == str(theirs.dtype), (ours.dtype, theirs.dtype)
-    assert tuple(ours.shape) == tuple(theirs.shape), (ours.shape, theirs.shape)
-    if strides and theirs.numel():
-        big = [i for i, s in enumerate(theirs.shape) if s > 1]
-        assert [ours.stride()[i] for i in big] == [theirs.stride()[i] for i in big], (
-            ours.stride(), theirs.stride())
-    a, b = _np(ours), _np(theirs)
-    if a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=rtol,
-                                   atol=atol, equal_nan=True)
-        if zeros:
-            np.testing.assert_array_equal(np.signbit(a[a == 0]), np.signbit(b[a == 0]))
-    else:
-        np.testing.assert_array_equal(a, b)
+    """``tests.ops._same.same`` with this family's default tolerances."""
+    _same(ours, theirs, rtol, atol, strides, zeros)
 
 
 def outcome(fn: Callable[[Any], Any]) -> tuple[Any, Any]:

@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import autograd_gpu as ag
+from tests.ops._same import same as _same, to_numpy
 from autograd_gpu.autograd import gradcheck, gradgradcheck
 
 DTYPES = ["float32", "float64", "float16", "int32", "int64", "uint8", "bool"]
@@ -45,36 +46,13 @@ def _pair(a: np.ndarray, device: str, layout: str = "contiguous",
     return LAYOUTS[layout](t), LAYOUTS[layout](o)
 
 
-def _np(x: Any) -> np.ndarray:
-    if isinstance(x, torch.Tensor):
-        return x.detach().numpy()
-    return np.asarray(x.detach().cpu().numpy())
+_np = to_numpy
 
 
-def same(ours: Any, theirs: Any, rtol: float = 1e-6, atol: float = 1e-6,
-         strides: bool = True) -> None:
-    """Tensors (or tuples of them) equal in dtype, shape, values (NaN == NaN) and, for dims of
-    size > 1 of non-empty tensors, strides."""
-    if isinstance(theirs, (tuple, list)):
-        assert len(ours) == len(theirs)
-        # NOTE: torch names a named tuple written into out= ``cummax_out``; ours stays ``cummax``
-        assert type(ours).__name__ == type(theirs).__name__.replace("_out", ""), (
-            type(ours), type(theirs))
-        for a, b in zip(ours, theirs):
-            same(a, b, rtol, atol, strides)
-        return
-    assert str(ours.dtype) == str(theirs.dtype), (ours.dtype, theirs.dtype)
-    assert tuple(ours.shape) == tuple(theirs.shape), (ours.shape, theirs.shape)
-    if strides and theirs.numel():
-        big = [i for i, s in enumerate(theirs.shape) if s > 1]
-        assert [ours.stride()[i] for i in big] == [theirs.stride()[i] for i in big], (
-            ours.stride(), theirs.stride())
-    a, b = _np(ours), _np(theirs)
-    if a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=rtol,
-                                   atol=atol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(a, b)
+def same(ours: Any, theirs: Any, rtol: float = 1e-06, atol: float = 1e-06,
+         strides: bool = True, zeros: bool = False) -> None:
+    """``tests.ops._same.same`` with this family's default tolerances."""
+    _same(ours, theirs, rtol, atol, strides, zeros)
 
 
 def _dims(shape: tuple[int, ...]) -> list[int]:
