@@ -14,11 +14,15 @@ PKG = Path(ag.__file__).parent
 
 
 def _class_names() -> set[str]:
-    tree = ast.parse((PKG / "tensor.py").read_text())
-    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
-    return {n.name for n in cls.body if isinstance(n, ast.FunctionDef)} | {
-        t.id for n in cls.body if isinstance(n, ast.Assign) for t in n.targets
-        if isinstance(t, ast.Name)}
+    """The names ``Tensor`` and its delegating base define in their class bodies."""
+    names: set[str] = set()
+    for file, name in (("tensor.py", "Tensor"), ("tensor_methods.py", "TensorMethods")):
+        tree = ast.parse((PKG / file).read_text())
+        cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+        names |= {n.name for n in cls.body if isinstance(n, ast.FunctionDef)} | {
+            t.id for n in cls.body if isinstance(n, ast.Assign) for t in n.targets
+            if isinstance(t, ast.Name)}
+    return names
 
 
 def _imported_before_families() -> dict[str, str]:
