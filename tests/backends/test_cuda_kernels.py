@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from autograd_gpu.backends import cuda_kernels as ck
+from autograd_gpu.backends import cuda_reduce as cr
 from autograd_gpu.backends import cuda_support
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,33 +132,33 @@ def test_broadcast_shape_and_axes() -> None:
     assert ck._broadcast_shape((3, 1), (4,), ()) == (3, 4)
     with pytest.raises(ValueError, match="cannot be broadcast"):
         ck._broadcast_shape((3,), (4,))
-    assert ck._axes(None, 3) == (0, 1, 2)
-    assert ck._axes((-1, 0), 3) == (0, 2)
-    assert ck._axes(0, 0) == ()
+    assert cr._axes(None, 3) == (0, 1, 2)
+    assert cr._axes((-1, 0), 3) == (0, 2)
+    assert cr._axes(0, 0) == ()
     with pytest.raises(ValueError, match="out of bounds"):
-        ck._axes(3, 3)
+        cr._axes(3, 3)
     with pytest.raises(ValueError, match="duplicate"):
-        ck._axes((1, -2), 3)
+        cr._axes((1, -2), 3)
 
 
 def test_split_fills_the_gpu_without_empty_chunks() -> None:
     for items, r in [(1, 2**26), (1, 2**20 + 3), (7, 10**6), (10**6, 50), (3, 5000)]:
-        splits, chunk = ck._split(items, r, 132 * 64, 1024)
+        splits, chunk = cr._split(items, r, 132 * 64, 1024)
         assert 1 <= splits <= ck._MAX_SPLITS and (splits - 1) * chunk < r <= splits * chunk
-    assert ck._split(1, 2**26, 132 * 64, 1024)[0] >= 132 * 32
-    assert ck._split(10**6, 2**20, 132 * 64, 1024) == (1, 2**20)
+    assert cr._split(1, 2**26, 132 * 64, 1024)[0] >= 132 * 32
+    assert cr._split(10**6, 2**20, 132 * 64, 1024) == (1, 2**20)
 
 
 def test_plan_reads_transposes_in_place() -> None:
     x = np.zeros((3, 4, 5), np.float32)
-    plan = ck._plan(x, (1,))
+    plan = cr._plan(x, (1,))
     assert plan.base is x and (plan.outer, plan.r, plan.inner) == (3, 4, 5)
     assert plan.kept == [0, 2]
     xt = np.zeros((5, 4, 3), np.float32).transpose(2, 1, 0)  # shape (3, 4, 5), reversed memory
-    plan = ck._plan(xt, (0,))  # axis 0 is innermost in memory
+    plan = cr._plan(xt, (0,))  # axis 0 is innermost in memory
     assert plan.base is xt and (plan.outer, plan.r, plan.inner) == (20, 3, 1)
     assert plan.kept == [2, 1]
-    plan = ck._plan(xt, (1, 2))
+    plan = cr._plan(xt, (1, 2))
     assert (plan.outer, plan.r, plan.inner) == (1, 20, 3) and plan.kept == [0]
 
 
@@ -627,8 +628,8 @@ def test_reduce_matches_cupy(op: str, dtype: str) -> None:
 
 
 def _out(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[int, ...]:
-    axes = ck._axes(axis, len(shape))
-    return ck._out_shape(shape, axes, keepdims)
+    axes = cr._axes(axis, len(shape))
+    return cr._out_shape(shape, axes, keepdims)
 
 
 def _empty_ref(op: str, shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
