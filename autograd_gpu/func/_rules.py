@@ -198,3 +198,4 @@ def addmm(cls: Any, params: dict[str, Any], args: list[Any], bdims: list[Any],
 
 
 from . import _rules_nn  # noqa: E402,F401  (registers the nn and indexing rules)
+from . import _rules_families  # noqa: E402,F401  (the op families' rules)
