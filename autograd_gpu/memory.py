@@ -24,7 +24,7 @@ import os
 import weakref
 from typing import Any
 
-from .autograd import node as _node
+from .autograd import saved as _saved
 from .backends.numpy_backend import NumpyBackend
 from .device import CPU
 from .device import device as _device
@@ -113,7 +113,7 @@ def track_saved(array: Any, dev: Any) -> None:
         track(array)
 
 
-_node.track_saved = track_saved
+_saved.track_saved = track_saved
 
 
 def set_enabled(enabled: bool) -> None:

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator
 
 from . import dtypes
 from .autograd import node as _node
+from .autograd import saved as _saved
 from .autograd.api import backward as _run_backward
 from .autograd.grad_mode import STATE
 from .autograd.accumulate import AccumulateGrad
@@ -580,7 +581,7 @@ _NON_LEAF_GRAD = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
-_node.Tensor_ = Tensor
+_node.Tensor_ = _saved.Tensor_ = Tensor
 
 
 def _operand(x: Any) -> _bool:
