@@ -22,7 +22,7 @@ from .checks import arg_position, checked_scalar, invalid_arguments, scalar_arg
 
 
 def _is_scalar(x: Any) -> bool:
-    return isinstance(x, numbers.Number) and not isinstance(x, complex)
+    return isinstance(x, numbers.Number)
 
 
 def as_tensor_like(x: Any, like: Tensor) -> Tensor:
@@ -85,7 +85,11 @@ def _promote(a: Tensor, b: Any) -> tuple[Any, Any]:
         raise TypeError(f"unsupported operand type: {type(b).__name__}")
     scalar_arg(b)
     cat = a.dtype.category
-    if isinstance(b, bool) or cat == 2:
+    if isinstance(b, complex):
+        if cat == 3:
+            return a, b
+        return a.to(a.dtype.to_complex() if cat == 2 else dtypes.get_default_complex_dtype()), b
+    if isinstance(b, bool) or cat >= 2:
         return a, b
     if isinstance(b, int):
         if cat == 0:
@@ -181,13 +185,13 @@ def check_alpha(dtype: dtypes.dtype, alpha: Any, negate: bool = False) -> Any:
     if isinstance(alpha, bool):
         if dtype is not dtypes.bool:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, complex):
+    elif isinstance(alpha, complex) and not dtype.is_complex:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
-    elif isinstance(alpha, float) and not dtype.is_floating_point:
+    elif isinstance(alpha, float) and dtype.category < 2:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    elif _is_scalar(alpha):
+    elif _is_scalar(alpha) and not isinstance(alpha, complex):
         checked_scalar(-alpha if negate else alpha, dtype)
         if type(alpha) is int and dtype.category == 1:
             return wrap_int(alpha, dtype)  # NOTE: the same sum modulo 2**bits
@@ -264,9 +268,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None,  # noqa: A0
         return _rounding(f"div_{rounding_mode}", R.DivRounding, input, other, mode=rounding_mode)
     if not isinstance(input, Tensor):
         input = as_tensor_like(input, other)
-    if not input.dtype.is_floating_point and (
-        not isinstance(other, Tensor) or not other.dtype.is_floating_point
-    ):
+    if input.dtype.category < 2 and (
+        not isinstance(other, Tensor) or other.dtype.category < 2
+    ) and not isinstance(other, complex):
         input = input.to(dtypes.get_default_dtype())
     return _binary(E.Div, input, other)
 
@@ -278,7 +282,7 @@ def rdiv(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     """``other / input``: ``reciprocal(input) * other``, as PyTorch records it."""
     from .unary import reciprocal  # late: unary builds on this module
 
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < 2:
         input = input.to(dtypes.get_default_dtype())
     return mul(reciprocal(input), other)
 
@@ -465,7 +469,7 @@ def minimum(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  
 # ---- unary (the math functions are in ``unary``) ----------------------------------------------
 
 def _float_input(x: Tensor) -> Tensor:
-    return x if x.dtype.is_floating_point else x.to(dtypes.get_default_dtype())
+    return x if x.dtype.category >= 2 else x.to(dtypes.get_default_dtype())
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002

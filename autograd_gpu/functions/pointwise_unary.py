@@ -205,10 +205,15 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
 
 def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The argument of a real number: pi where ``x < 0``, else 0 (nan stays nan); integer
-    inputs give the default float dtype. The gradient is 0 (AngleBackward0)."""
+    inputs give the default float dtype. The gradient is 0 (AngleBackward0). A complex
+    number's is ``atan2(imag, real)`` (real dtype), with gradient ``grad * i z / |z|^2``."""
     expect_tensor("angle", "input", 1, input)
     if out is not None:
         check_out_grad("angle", (input,), out)
+    if input.dtype.is_complex:
+        from ..ops.complex import Angle
+
+        return finish("angle", Angle.apply(input), out, (input,))
     return finish("angle", P.Angle.apply(_float_input(input)), out, (input,))
 
 

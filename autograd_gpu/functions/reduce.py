@@ -22,7 +22,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     out_dtype = None
     if dtype is not None:
         out_dtype = dtype.name
-    elif not input.dtype.is_floating_point:
+    elif input.dtype.category < 2:
         out_dtype = "int64"  # NOTE: integer and bool sums are int64, as in PyTorch
     return R.Sum.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, name=name,
                        dtype=out_dtype)
@@ -57,7 +57,7 @@ def _float_input_of(input: Tensor, dtype: Any, error: str) -> Tensor:  # noqa: A
     by the dtype's name, when that is not a floating dtype."""
     if dtype is not None:
         input = input.to(dtype)
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < 2:
         raise RuntimeError(error + _type_name(input.dtype))
     return input
 

@@ -1,0 +1,242 @@
+"""Complex dtypes against the oracle: creation, printing, promotion, conversions, the conjugate
+family (real, imag, conj, angle, view_as_real/complex, polar, complex), arithmetic, and
+gradients in PyTorch's convention (the gradient of a real loss is dL/d(conj z))."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+import torch
+
+import autograd_gpu as ag
+from autograd_gpu.autograd import gradcheck
+from tests.misuse._catalogue import Case, catalogue_test
+from tests.ops._same import same
+
+Z = [[1 + 2j, -3 + 0.5j, 0.25 - 1j], [2 - 2j, 0.5 + 0.5j, -1 - 3j]]
+
+
+def _z(T: Any, dev: str, dtype: Any = None, grad: bool = False) -> Any:
+    return T.tensor(Z, dtype=dtype, device=dev, requires_grad=grad)
+
+
+def _x(T: Any, dev: str) -> Any:
+    return T.tensor([[0.5, -1.0, 2.0], [1.5, 3.0, -0.25]], device=dev)
+
+
+# ---- values: creation, promotion, conversions, the conjugate family ----------------------------
+
+VALUES: dict[str, Callable[[Any, str], Any]] = {
+    "tensor": lambda T, d: T.tensor([1 + 2j, 3.5], device=d),
+    "tensor_scalar": lambda T, d: T.tensor(1j, device=d),
+    "tensor_mixed": lambda T, d: T.tensor([1, 2.5, 1j, True], device=d),
+    "tensor_dtype": lambda T, d: T.tensor([1, 2], dtype=T.cdouble, device=d),
+    "zeros": lambda T, d: T.zeros(2, 3, dtype=T.complex64, device=d),
+    "ones": lambda T, d: T.ones(2, dtype=T.cfloat, device=d),
+    "full": lambda T, d: T.full((2,), 1 - 1j, device=d),
+    "to_complex": lambda T, d: _x(T, d).to(T.complex128),
+    "to_complex64": lambda T, d: T.arange(3, device=d).to(T.complex64),
+    "add_float": lambda T, d: _z(T, d) + _x(T, d),
+    "add_double_0d": lambda T, d: _z(T, d) + T.tensor(2.0, dtype=T.float64, device=d),
+    "add_cdouble_0d": lambda T, d: _x(T, d) + T.tensor(2j, dtype=T.complex128, device=d),
+    "mul_scalar": lambda T, d: _x(T, d) * 2j,
+    "mul_scalar_double": lambda T, d: _x(T, d).double() * (1 + 1j),
+    "int_plus_complex": lambda T, d: T.arange(3, device=d) + 1j,
+    "rsub": lambda T, d: 1j - _z(T, d),
+    "rdiv": lambda T, d: 1j / _z(T, d),
+    "sub": lambda T, d: _z(T, d) - _x(T, d) * 2,
+    "mul": lambda T, d: _z(T, d) * _z(T, d).flip(0),
+    "div": lambda T, d: _z(T, d) / _z(T, d).flip(1),
+    "pow_scalar": lambda T, d: _z(T, d) ** 2,
+    "pow_tensor": lambda T, d: _z(T, d) ** _z(T, d).flip(0),
+    "exp": lambda T, d: _z(T, d).exp(),
+    "log": lambda T, d: _z(T, d).log(),
+    "sqrt": lambda T, d: _z(T, d).sqrt(),
+    "neg": lambda T, d: -_z(T, d),
+    "sum": lambda T, d: _z(T, d).sum(),
+    "sum_dim": lambda T, d: _z(T, d).sum(1),
+    "mean": lambda T, d: _z(T, d).mean(0),
+    "matmul": lambda T, d: _z(T, d) @ _z(T, d).T,
+    "abs": lambda T, d: _z(T, d).abs(),
+    "angle": lambda T, d: _z(T, d).angle(),
+    "angle_real": lambda T, d: T.angle(T.tensor([-1.0, 0.0, 2.0], device=d)),
+    "real": lambda T, d: _z(T, d).real,
+    "imag": lambda T, d: _z(T, d).imag,
+    "real_of_real": lambda T, d: T.real(_x(T, d)),
+    "imag_of_real": lambda T, d: T.imag(_x(T, d)),
+    "conj": lambda T, d: _z(T, d).conj(),
+    "conj_physical": lambda T, d: T.conj_physical(_z(T, d)),
+    "resolve_conj": lambda T, d: _z(T, d).conj().resolve_conj(),
+    "view_as_real": lambda T, d: T.view_as_real(_z(T, d)),
+    "view_as_real_t": lambda T, d: T.view_as_real(_z(T, d).T),
+    "view_as_real_of_real": lambda T, d: T.view_as_real(_x(T, d)),
+    "view_as_complex": lambda T, d: T.view_as_complex(T.arange(6.0, device=d).reshape(3, 2)),
+    "view_as_complex_bad": lambda T, d: T.view_as_complex(T.ones(3, device=d)),
+    "view_as_complex_stride": lambda T, d: T.view_as_complex(T.ones(2, 3, device=d).T),
+    "complex": lambda T, d: T.complex(_x(T, d), _x(T, d)[0]),
+    "complex_double": lambda T, d: T.complex(_x(T, d).double(), _x(T, d).double()),
+    "complex_mixed": lambda T, d: T.complex(_x(T, d), _x(T, d).double()),
+    "polar": lambda T, d: T.polar(_x(T, d).abs(), _x(T, d)),
+    "is_complex": lambda T, d: (_z(T, d).is_complex(), _x(T, d).is_complex(),
+                                T.is_complex(_z(T, d))),
+    "dtype_props": lambda T, d: (T.complex64.is_complex, T.cdouble.is_floating_point,
+                                 T.cfloat.itemsize, T.complex128.to_real()),
+    "promote_types": lambda T, d: (T.promote_types(T.complex64, T.float64),
+                                   T.promote_types(T.int64, T.complex64),
+                                   T.promote_types(T.complex128, T.float32)),
+    "result_type": lambda T, d: (T.result_type(_x(T, d), 1j),
+                                 T.result_type(T.arange(2, device=d), 1j),
+                                 T.result_type(_x(T, d).double(), 1j),
+                                 T.result_type(_z(T, d), 2.0)),
+    "item": lambda T, d: T.tensor([1 + 2j], device=d).item(),
+    "tolist": lambda T, d: _z(T, d).tolist(),
+    "backward_complex": lambda T, d: (_z(T, d, grad=True) * 2).sum().backward(),
+    "requires_grad": lambda T, d: T.ones(2, dtype=T.cfloat, device=d).requires_grad_().is_leaf,
+    "eq": lambda T, d: _z(T, d) == _z(T, d).conj(),
+    "setitem": lambda T, d: _z(T, d).index_put_((T.tensor([0], device=d),), T.tensor(5j, device=d)),
+}
+
+
+def _outputs(x: Any) -> list[Any]:
+    return list(x) if isinstance(x, tuple) else [x]
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_values(device: str, name: str) -> None:
+    try:
+        theirs = VALUES[name](torch, "cpu")
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)):
+            VALUES[name](ag, device)
+        return
+    ours = VALUES[name](ag, device)
+    for a, b in zip(_outputs(ours), _outputs(theirs), strict=True):
+        if isinstance(b, torch.Tensor):
+            same(a, b, rtol=1e-5, atol=1e-6)
+        else:
+            assert str(a) == str(b), (a, b)
+
+
+# ---- printing ---------------------------------------------------------------------------------
+
+REPRS = [
+    [1 + 2j, 3.5 - 1j], [1e-5 + 2j, 3.5 - 1j], [1e5 + 2e5j], [0j, -0.0 - 0.0j], [1j],
+    [[1 + 1j, 2 - 2j], [3.25 + 0j, -4 + 100j]], [float("nan") + 1j, float("inf") - 2j],
+]
+
+
+@pytest.mark.parametrize("data", REPRS, ids=range(len(REPRS)))
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_repr(data: Any, dtype: str) -> None:
+    assert repr(ag.tensor(data, dtype=getattr(ag, dtype))) == \
+        repr(torch.tensor(data, dtype=getattr(torch, dtype)))
+    assert repr(ag.tensor(data[0], dtype=getattr(ag, dtype))) == \
+        repr(torch.tensor(data[0], dtype=getattr(torch, dtype)))
+
+
+def test_repr_grad_and_big() -> None:
+    z = [complex(i, -i / 3) for i in range(2000)]
+    assert repr(ag.tensor(z)) == repr(torch.tensor(z))
+    assert repr(ag.tensor(Z, requires_grad=True) * 2) == repr(torch.tensor(Z, requires_grad=True) * 2)
+
+
+def test_default_complex_follows_default_dtype() -> None:
+    ag.set_default_dtype(ag.float64)
+    try:
+        assert ag.tensor([1j]).dtype is ag.complex128
+        assert repr(ag.tensor([1j])) == "tensor([0.+1.j])"
+        assert (ag.ones(2, dtype=ag.float32) * 1j).dtype is ag.complex64
+    finally:
+        ag.set_default_dtype(ag.float32)
+
+
+# ---- gradients: a real loss of complex inputs ---------------------------------------------------
+
+def _loss(y: Any) -> Any:
+    """A real loss that weighs real and imaginary parts differently (so conj mistakes show)."""
+    if y.is_complex():
+        return (y.real * 1.5 + y.imag * -0.75 + y.abs()).sum()
+    return (y * 1.25).sum()
+
+
+GRADS: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b * 2,
+    "mul": lambda a, b: a * b,
+    "mul_scalar": lambda a, b: a * (2 - 1j),
+    "div": lambda a, b: a / b,
+    "rdiv": lambda a, b: (1 + 1j) / a,
+    "pow": lambda a, b: a ** b,
+    "pow_scalar": lambda a, b: a ** 3,
+    "pow_scalar_half": lambda a, b: a ** 0.5,
+    "exp": lambda a, b: a.exp() * b,
+    "log": lambda a, b: a.log(),
+    "sqrt": lambda a, b: a.sqrt(),
+    "abs": lambda a, b: a.abs() * b.abs(),
+    "angle": lambda a, b: a.angle(),
+    "real_imag": lambda a, b: a.real * b.imag,
+    "conj": lambda a, b: a.conj() * b,
+    "conj_physical": lambda a, b: a.conj_physical() * b,
+    "view_as_real": lambda a, b: a.view_as_real() if hasattr(a, "view_as_real") else a,
+    "sum": lambda a, b: (a * b).sum(0),
+    "mean": lambda a, b: (a * b).mean(),
+    "matmul": lambda a, b: a @ b.T,
+    "mv": lambda a, b: a @ b[0],
+    "sin_cos_tanh": lambda a, b: a.sin() * b.cos() + (a * 0.1).tanh() + a.reciprocal(),
+    "bmm": lambda a, b: (a.unsqueeze(0) @ b.T.unsqueeze(0)),
+    "mixed_real": lambda a, b: a * b.real,
+    "to_complex": lambda a, b: a.real.to(a.dtype) * b,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADS))
+def test_grads(device: str, name: str) -> None:
+    res = []
+    for T, dev in ((torch, "cpu"), (ag, device)):
+        a = _z(T, dev, T.complex128, grad=True)
+        b = (_z(T, dev, T.complex128).flip(0) * 0.5).requires_grad_()
+        out = GRADS[name](a, b)
+        _loss(out).backward()
+        res.append((out.detach(), a.grad, b.grad))
+    ours, theirs = res[1], res[0]
+    for x, y in zip(ours, theirs):
+        if y is None:
+            assert x is None
+        else:
+            same(x, y, rtol=1e-6, atol=1e-9, strides=False)
+
+
+def test_grad_fn_names() -> None:
+    for name in ("real", "imag", "conj_physical", "angle", "view_as_real"):
+        z = [ag.tensor(Z, requires_grad=True), torch.tensor(Z, requires_grad=True)]
+        ours, theirs = (getattr(T, name)(t) for T, t in zip((ag, torch), z))
+        assert ours.grad_fn.name() == theirs.grad_fn.name()
+
+
+def test_gradcheck_complex() -> None:
+    a = ag.tensor(Z, dtype=ag.complex128, requires_grad=True)
+    b = ag.tensor([[0.5 - 1j, 2 + 0.25j, 1 + 1j]], dtype=ag.complex128, requires_grad=True)
+    assert gradcheck(lambda a, b: (a * b / (a + 3)).exp(), (a, b))
+    assert gradcheck(lambda a: ag.view_as_real(a.log() @ a.T), (a,))
+
+
+def test_real_view_writes() -> None:
+    z, t = ag.tensor(Z), torch.tensor(Z)
+    for x in (z, t):
+        x.real.mul_(2)
+        x.imag[0] = 7.0
+    same(z, t)
+
+
+CASES: dict[str, Case] = {
+    "polar_mixed": lambda T, dev: T.polar(T.ones(2, device=dev), T.ones(2, device=dev).double()),
+    "complex_int": lambda T, dev: T.complex(T.ones(2, dtype=T.int64, device=dev),
+                                            T.ones(2, dtype=T.int64, device=dev)),
+    "view_as_real_real": lambda T, dev: T.view_as_real(T.ones(2, device=dev)),
+    "imag_real": lambda T, dev: T.ones(2, device=dev).imag,
+    "backward_complex": lambda T, dev: T.ones(2, dtype=T.cfloat, device=dev,
+                                              requires_grad=True).sum().backward(),
+}
+
+test_misuse = catalogue_test(CASES)
