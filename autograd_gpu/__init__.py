@@ -61,7 +61,7 @@ from .functions.out_variants import *  # noqa: E402,F401,F403  (torch.* names ta
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
 from . import optim
-from . import linalg, special  # noqa: E402
+from . import fft, linalg, special  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 

@@ -16,8 +16,15 @@ class FftBackend:
     def angle(self, z: Any) -> Any:
         return self.xp.angle(z)
 
-    def broadcast_shapes(self, *shapes: Any) -> tuple[int, ...]:
-        return tuple(self.xp.broadcast_shapes(*shapes))
+    @staticmethod
+    def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+        """The broadcast shape of ``a`` and ``b`` (plain Python: CuPy has no
+        ``broadcast_shapes`` in every version); ValueError when they do not broadcast."""
+        n = max(len(a), len(b))
+        a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+        if any(x != y and x != 1 and y != 1 for x, y in zip(a, b)):
+            raise ValueError(f"shapes {a} and {b} cannot be broadcast")
+        return tuple(y if x == 1 else x for x, y in zip(a, b))
 
     def fftn(self, x: Any, kind: str, s: tuple[int, ...], axes: tuple[int, ...],
              norm: str) -> Any:

@@ -112,7 +112,12 @@ def _check_parts(fn: str, a: Tensor, b: Tensor, names: tuple[str, str]) -> None:
 def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
     """``real + imag * 1j`` (broadcast) from two float32 or float64 tensors of one dtype."""
     _check_parts("complex", real, imag, ("real", "imag"))
-    return C.Complex.apply(real, imag)  # type: ignore[no-any-return]
+    try:
+        return C.Complex.apply(real, imag)  # type: ignore[no-any-return]
+    except ValueError:
+        from .arith import _broadcast_error
+
+        raise _broadcast_error(real, imag) from None
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002

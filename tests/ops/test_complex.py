@@ -233,6 +233,8 @@ CASES: dict[str, Case] = {
     "polar_mixed": lambda T, dev: T.polar(T.ones(2, device=dev), T.ones(2, device=dev).double()),
     "complex_int": lambda T, dev: T.complex(T.ones(2, dtype=T.int64, device=dev),
                                             T.ones(2, dtype=T.int64, device=dev)),
+    "complex_broadcast_bad": lambda T, dev: T.complex(T.ones(2, device=dev),
+                                                      T.ones(3, device=dev)),
     "view_as_real_real": lambda T, dev: T.view_as_real(T.ones(2, device=dev)),
     "imag_real": lambda T, dev: T.ones(2, device=dev).imag,
     "backward_complex": lambda T, dev: T.ones(2, dtype=T.cfloat, device=dev,
