@@ -242,3 +242,14 @@ CASES: dict[str, Case] = {
 }
 
 test_misuse = catalogue_test(CASES)
+
+
+def test_save_load(tmp_path: Any) -> None:
+    z = ag.tensor(Z, dtype=ag.complex128).T
+    w = ag.ones(2, dtype=ag.cfloat, requires_grad=True)
+    path = tmp_path / "c.pt"
+    ag.save({"z": z, "w": w, "c": 1j, "n": complex(float("nan"), -2), "d": ag.cfloat}, path)
+    out = ag.load(path)
+    same(out["z"], torch.tensor(Z, dtype=torch.complex128).T, strides=False)
+    assert out["w"].requires_grad and out["w"].dtype is ag.complex64
+    assert out["c"] == 1j and out["n"].imag == -2 and out["d"] is ag.cfloat
