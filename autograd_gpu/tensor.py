@@ -319,11 +319,11 @@ class Tensor:
 
     @property
     def H(self) -> Tensor:  # noqa: N802
-        return self.T
+        return F.conj(self.T)
 
     @property
     def mH(self) -> Tensor:  # noqa: N802
-        return self._matrix_transpose("mH")
+        return F.conj(self._matrix_transpose("mH"))
 
     @property
     def retains_grad(self) -> bool:

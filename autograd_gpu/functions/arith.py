@@ -62,9 +62,7 @@ def operands(fn: str, a: Any, b: Any, combos: bool = False, two_numbers: bool = 
 
 def _type_name(d: dtypes.dtype) -> str:
     """PyTorch's scalar type name of ``d`` (``Float``, ``Long``, ...), used in its messages."""
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "bool": "Bool", "int16": "Short", "int8": "Char",
-            "uint8": "Byte"}.get(d.name, d.name)
+    return dtypes.scalar_type_name(d)
 
 
 # ---- binary arithmetic -----------------------------------------------------------------------
@@ -298,7 +296,7 @@ def pow(input: Any, exponent: Any, *, _method: bool = False) -> Tensor:  # noqa:
         if input.dtype is dtypes.bool and exponent.dtype is dtypes.bool:
             _no_bool_pow()
         return _binary(E.Pow, input, exponent, name="PowBackward1")
-    if not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
+    if input.dtype.category < 2 and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if input.dtype.category == 1 and type(exponent) is int or input.dtype is dtypes.float16:
         # NOTE: PyTorch converts the exponent to these dtypes checked (to double otherwise)
@@ -321,7 +319,7 @@ def rpow(input: Tensor, base: Any) -> Tensor:  # noqa: A002
     if isinstance(b, Tensor):
         return pow(b, input)
     scalar_arg(base)
-    if not input.dtype.is_floating_point and isinstance(base, float):
+    if input.dtype.category < 2 and isinstance(base, float):
         input = input.to(dtypes.get_default_dtype())
     elif type(base) is int and input.dtype.category == 1:
         base = wrap_int(base, input.dtype)

@@ -79,6 +79,12 @@ def _var(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
     """``var`` or ``std``; ``var(x, False)`` passes ``unbiased`` where ``dim`` stands."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
+    if input.dtype.is_complex:
+        # NOTE: the variance of complex values is that of the real parts plus that of the
+        # imaginary parts (a real result), as in PyTorch.
+        v = _var(input.real, dim, unbiased, keepdim, correction, False) + \
+            _var(input.imag, dim, unbiased, keepdim, correction, False)
+        return v.sqrt() if std else v
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = normalize_dims(dim, input.ndim)
@@ -106,7 +112,7 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    elif not input.dtype.is_floating_point:
+    elif input.dtype.category < 2:
         input = input.to(dtypes.int64)  # NOTE: integer and bool products are int64, as in PyTorch
     name = "ProdBackward0" if dim is None else "ProdBackward1"
     return R.Prod.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, name=name)
@@ -213,6 +219,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
         raise RuntimeError(f"norm: unsupported p={p!r} in this version; use a number or 'fro'")
     input = _float_input_of(input, dtype, "linalg.vector_norm: Expected a floating point or "
                             "complex tensor as input. Got ")
+    if input.dtype.is_complex:  # NOTE: the norm of the magnitudes (a real result)
+        input = input.abs()
     return R.Norm.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, p=float(p))
 
 

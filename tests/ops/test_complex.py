@@ -4,8 +4,10 @@ gradients in PyTorch's convention (the gradient of a real loss is dL/d(conj z)).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
+import numpy as np
 import pytest
 import torch
 
@@ -95,6 +97,34 @@ VALUES: dict[str, Callable[[Any, str], Any]] = {
     "requires_grad": lambda T, d: T.ones(2, dtype=T.cfloat, device=d).requires_grad_().is_leaf,
     "eq": lambda T, d: _z(T, d) == _z(T, d).conj(),
     "setitem": lambda T, d: _z(T, d).index_put_((T.tensor([0], device=d),), T.tensor(5j, device=d)),
+    "setitem_scalar": lambda T, d: _z(T, d).__setitem__(0, 5j),
+    "fill": lambda T, d: _z(T, d).fill_(3j),
+    "fill_real_complex": lambda T, d: _x(T, d).fill_(2 + 0j),
+    "fill_real_bad": lambda T, d: _x(T, d).fill_(2 + 1j),
+    "masked_fill": lambda T, d: _z(T, d).masked_fill(_x(T, d) > 0, 1j),
+    "full_like": lambda T, d: T.full_like(_z(T, d), 2 - 1j),
+    "prod": lambda T, d: _z(T, d).prod(1),
+    "cumsum": lambda T, d: _z(T, d).cumsum(0),
+    "vdot": lambda T, d: T.vdot(_z(T, d)[0], _z(T, d)[1]),
+    "dot": lambda T, d: T.dot(_z(T, d)[0], _z(T, d)[1]),
+    "mH": lambda T, d: _z(T, d).mH,
+    "H": lambda T, d: _z(T, d).H,
+    "adjoint": lambda T, d: _z(T, d).adjoint(),
+    "norm": lambda T, d: _z(T, d).norm(),
+    "var": lambda T, d: _z(T, d).var(),
+    "std_dim": lambda T, d: _z(T, d).std(1, keepdim=True),
+    "type": lambda T, d: _z(T, d).cpu().type(),
+    "typename": lambda T, d: T.typename(_z(T, d).cpu()),
+    "pow_neg": lambda T, d: _z(T, d) ** -1,
+    "mul_inplace_refused": lambda T, d: _x(T, d).mul_(1j),
+    "cat_promote": lambda T, d: T.cat([_z(T, d), _x(T, d)]),
+    "stack": lambda T, d: T.stack([_z(T, d), _z(T, d)]),
+    "index": lambda T, d: _z(T, d)[T.tensor([1, 0], device=d)],
+    "where": lambda T, d: T.where(_x(T, d) > 0, _z(T, d), 0.0),
+    "from_numpy": lambda T, d: T.from_numpy(np.array([1j, 2])),
+    "numpy_dtype": lambda T, d: str(_z(T, d).cpu().numpy().dtype),
+    "allclose": lambda T, d: T.allclose(_z(T, d), _z(T, d) + 1e-9),
+    "isnan": lambda T, d: (_z(T, d) * float("nan")).isnan(),
 }
 
 
@@ -139,6 +169,14 @@ def test_repr_grad_and_big() -> None:
     z = [complex(i, -i / 3) for i in range(2000)]
     assert repr(ag.tensor(z)) == repr(torch.tensor(z))
     assert repr(ag.tensor(Z, requires_grad=True) * 2) == repr(torch.tensor(Z, requires_grad=True) * 2)
+
+
+def test_to_real_warns(device: str) -> None:
+    with pytest.warns(UserWarning, match="Casting complex values to real discards"):
+        ours = _z(ag, device).double()
+    with warnings.catch_warnings():  # NOTE: torch warns once per process
+        warnings.simplefilter("ignore")
+        same(ours, _z(torch, "cpu").double())
 
 
 def test_default_complex_follows_default_dtype() -> None:
