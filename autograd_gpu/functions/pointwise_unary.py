@@ -134,8 +134,10 @@ def _rounding(fn: str, kernel: str, node: type[Node], input: Tensor,  # noqa: A0
     """A rounding function: integers pass unchanged (an ``out`` of another dtype refused, as
     PyTorch), bool is refused with ``kernel``'s error."""
     expect_tensor(fn, "input", 1, input)
-    if input.dtype is dtypes.bool:
+    if input.dtype is dtypes.bool or input.dtype.is_complex and fn == "round":
         raise _kernel_error(kernel, input)
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"{fn} is not supported for complex inputs")
     if out is not None:
         check_out_grad(fn, (input,), out)
         exact_out(out, input.dtype)

@@ -100,6 +100,8 @@ def rounding_inplace(t: Tensor, fn: Callable[..., Tensor], other: Any, **kw: Any
 def floor(input: Tensor) -> Tensor:  # noqa: A002
     """The largest integer-valued number <= ``x``; integers pass unchanged. The gradient is 0
     everywhere (FloorBackward0), as in PyTorch."""
+    if input.dtype.is_complex:
+        raise NotImplementedError("floor is not supported for complex inputs")
     if input.dtype is dtypes.bool:
         kernel = "floor_vml_cpu" if input._device.type == "cpu" else f"floor_{input._device.type}"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")

@@ -124,6 +124,7 @@ VALUES: dict[str, Callable[[Any, str], Any]] = {
     "from_numpy": lambda T, d: T.from_numpy(np.array([1j, 2])),
     "numpy_dtype": lambda T, d: str(_z(T, d).cpu().numpy().dtype),
     "allclose": lambda T, d: T.allclose(_z(T, d), _z(T, d) + 1e-9),
+    "round": lambda T, d: _z(T, d).round(),  # NOTE: the kernel's name differs on CUDA
     "isnan": lambda T, d: (_z(T, d) * float("nan")).isnan(),
 }
 
@@ -273,6 +274,16 @@ CASES: dict[str, Case] = {
                                             T.ones(2, dtype=T.int64, device=dev)),
     "complex_broadcast_bad": lambda T, dev: T.complex(T.ones(2, device=dev),
                                                       T.ones(3, device=dev)),
+    "lt": lambda T, dev: _z(T, dev) < _z(T, dev),
+    "ge_scalar": lambda T, dev: _z(T, dev) >= 1,
+    "gt_real_vs_complex_scalar": lambda T, dev: _x(T, dev) > 1j,
+    "floor": lambda T, dev: _z(T, dev).floor(),
+    "ceil": lambda T, dev: _z(T, dev).ceil(),
+    "trunc": lambda T, dev: _z(T, dev).trunc(),
+    "sign": lambda T, dev: _z(T, dev).sign(),
+    "relu": lambda T, dev: _z(T, dev).relu(),
+    "clamp": lambda T, dev: _z(T, dev).clamp(0, 1),
+    "clamp_min": lambda T, dev: _z(T, dev).clamp(min=0),
     "view_as_real_real": lambda T, dev: T.view_as_real(T.ones(2, device=dev)),
     "imag_real": lambda T, dev: T.ones(2, device=dev).imag,
     "backward_complex": lambda T, dev: T.ones(2, dtype=T.cfloat, device=dev,
