@@ -302,3 +302,15 @@ def test_save_load(tmp_path: Any) -> None:
     same(out["z"], torch.tensor(Z, dtype=torch.complex128).T, strides=False)
     assert out["w"].requires_grad and out["w"].dtype is ag.complex64
     assert out["c"] == 1j and out["n"].imag == -2 and out["d"] is ag.cfloat
+
+
+def test_random_factories(device: str) -> None:
+    """randn/rand with complex dtypes: pairs of real draws (normal parts of variance 1/2,
+    uniform parts in [0, 1)); the streams differ from PyTorch's, as for float dtypes."""
+    z = ag.randn(4000, dtype=ag.cfloat, device=device)
+    assert z.dtype is ag.complex64 and z.shape == (4000,)
+    assert abs(z.real.var().item() - 0.5) < 0.06 and abs(z.imag.var().item() - 0.5) < 0.06
+    u = ag.rand(3, 5, dtype=ag.cdouble, device=device)
+    assert u.dtype is ag.complex128 and u.is_contiguous()
+    assert bool(((u.real >= 0) & (u.real < 1) & (u.imag >= 0) & (u.imag < 1)).all())
+    assert ag.randn_like(z[:3]).dtype is ag.complex64
