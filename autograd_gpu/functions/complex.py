@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from .checks import expect_tensor
 
 __all__ = ["real", "imag", "conj", "conj_physical", "conj_physical_", "resolve_conj",
-           "resolve_neg", "view_as_real", "view_as_complex", "polar", "complex"]
+           "resolve_neg", "view_as_real", "view_as_complex", "polar", "complex", "isreal"]
 
 
 def view_as_real(input: Tensor) -> Tensor:  # noqa: A002
@@ -96,6 +96,16 @@ def resolve_conj(input: Tensor) -> Tensor:  # noqa: A002
 resolve_neg = resolve_conj
 
 
+def isreal(input: Tensor) -> Tensor:  # noqa: A002
+    """True where the imaginary part is 0 (everywhere for a real ``input``); a bool tensor."""
+    expect_tensor("isreal", "input", 1, input)
+    if not input.dtype.is_complex:
+        from ..creation import ones_like  # late: creation builds on the functions
+
+        return ones_like(input, dtype=dtypes.bool)  # type: ignore[no-any-return]
+    return imag(input) == 0  # type: ignore[no-any-return]
+
+
 def _check_parts(fn: str, a: Tensor, b: Tensor, names: tuple[str, str]) -> None:
     for name, pos, x in ((names[0], 1, a), (names[1], 2, b)):
         expect_tensor(fn, name, pos, x)
@@ -131,5 +141,5 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
-    "resolve_conj": resolve_conj, "resolve_neg": resolve_neg,
+    "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "isreal": isreal,
 }

@@ -180,7 +180,7 @@ class Trace(Node):
     def forward(self, x: Any) -> Any:
         b = self.backend
         self.shape = x.shape
-        dtype = x.dtype if x.dtype.kind == "f" else "int64"
+        dtype = x.dtype if x.dtype.kind in "fc" else "int64"
         return b.asarray(b.sum(b.diagonal_of(x, 0, 1), axis=None, dtype=dtype))
 
     def backward(self, grad: Any) -> tuple[Any]:

@@ -125,6 +125,16 @@ VALUES: dict[str, Callable[[Any, str], Any]] = {
     "numpy_dtype": lambda T, d: str(_z(T, d).cpu().numpy().dtype),
     "allclose": lambda T, d: T.allclose(_z(T, d), _z(T, d) + 1e-9),
     "round": lambda T, d: _z(T, d).round(),  # NOTE: the kernel's name differs on CUDA
+    "trace": lambda T, d: _z(T, d)[:, :2].trace(),
+    "std_mean": lambda T, d: T.std_mean(_z(T, d), 1),
+    "var_mean": lambda T, d: T.var_mean(_z(T, d)),
+    "isreal": lambda T, d: (T.isreal(_z(T, d) * T.tensor([1, 0, 1], device=d).bool().logical_not()
+                                     .to(T.cfloat) + 1), T.isreal(_x(T, d))),
+    "sgn": lambda T, d: (_z(T, d) * T.tensor([1, 0, 1], device=d)).sgn(),
+    "sum_dtype": lambda T, d: _x(T, d).sum(dtype=T.cdouble),
+    "kron": lambda T, d: T.kron(_z(T, d), _z(T, d)),
+    "einsum": lambda T, d: T.einsum("ij,kj->ik", _z(T, d), _z(T, d)),
+    "cumprod": lambda T, d: _z(T, d).cumprod(1),
     "isnan": lambda T, d: (_z(T, d) * float("nan")).isnan(),
 }
 
