@@ -354,7 +354,7 @@ def _addc(fn: str, div: bool, input: Any, t1: Any, t2: Any, value: Any,  # noqa:
                            [])
     if d is dtypes.bool:
         raise _kernel_error(f"{fn}_cpu_out", input)
-    if not d.is_floating_point:
+    if d.category < 2:
         value = checked_scalar(math.trunc(value), d)  # NOTE: PyTorch truncates a float value
     x, a, b = (t.to(d) if t.dtype is not d else t for t in ts)
     try:

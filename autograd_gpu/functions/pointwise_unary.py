@@ -202,6 +202,12 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     if out is not None:
         check_out_grad("sgn", (input,), out)
         exact_out(out, input.dtype)
+    if input.dtype.is_complex and input.requires_grad:
+        # NOTE: z / |z| (0 at 0) composed, so the gradient is the true one (PyTorch's formula);
+        # the grad_fn is then that of the last op, not SgnBackward0.
+        r = input.abs()
+        nz = r != 0
+        return finish("sgn", (input / r.where(nz, 1.0)).where(nz, 0.0), out, (input,))
     return finish("sgn", P.Sgn.apply(input), out, (input,))
 
 

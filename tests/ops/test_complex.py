@@ -235,6 +235,19 @@ GRADS: dict[str, Callable[[Any, Any], Any]] = {
     "sin_cos_tanh": lambda a, b: a.sin() * b.cos() + (a * 0.1).tanh() + a.reciprocal(),
     "bmm": lambda a, b: (a.unsqueeze(0) @ b.T.unsqueeze(0)),
     "mixed_real": lambda a, b: a * b.real,
+    "hyperbolic": lambda a, b: (a * 0.3).sinh() * b + (a * 0.2).cosh() + (b * 0.1).tan(),
+    "inverse_trig": lambda a, b: (a * 0.2).asin() + (a * 0.2).acos() * b + (a * 0.3).atan(),
+    "inverse_hyperbolic": lambda a, b: (a * 0.3).asinh() + a.acosh() * b + (a * 0.2).atanh(),
+    "log2_log10_exp2": lambda a, b: a.log2() * b + a.log10() + (a * 0.3).exp2(),
+    "sgn": lambda a, b: a.sgn() * b,
+    "prod": lambda a, b: (a * b).prod(1),
+    "cumprod": lambda a, b: (a * b).cumprod(1),
+    "logsumexp": lambda a, b: (a * b * 0.1).logsumexp(1),
+    "addcmul": lambda a, b: a.addcmul(a, b, value=0.5),
+    "vdot": lambda a, b: a[0].vdot(b[1]) if hasattr(a, "vdot") else a,
+    "baddbmm": lambda a, b: (a.unsqueeze(0) @ b.T.unsqueeze(0)).baddbmm(
+        a.unsqueeze(0), b.T.unsqueeze(0), alpha=0.5),
+    "addmv_addr": lambda a, b: a[:, 0].addmv(a, b[0]) + a[:, :2].addr(a[:, 0], b[0, :2]).sum(1),
     "to_complex": lambda a, b: a.real.to(a.dtype) * b,
 }
 
