@@ -452,15 +452,22 @@ def _tensor_arg(name: str, input: Any, other: Any, method: bool) -> None:  # noq
                             f"{type(value).__name__}")
 
 
+def _no_complex_extremum(name: str, a: Tensor, b: Tensor) -> None:
+    if a.dtype.is_complex or b.dtype.is_complex:
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+
+
 def maximum(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Elementwise maximum; ties split the gradient in half."""
     _tensor_arg("maximum", input, other, _method)
+    _no_complex_extremum("maximum", input, other)
     return _binary(E.Maximum, input, other)
 
 
 def minimum(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Elementwise minimum; ties split the gradient in half."""
     _tensor_arg("minimum", input, other, _method)
+    _no_complex_extremum("minimum", input, other)
     return _binary(E.Minimum, input, other)
 
 

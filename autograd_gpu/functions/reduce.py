@@ -121,6 +121,12 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
 def _max_min(input: Tensor, dim: Any, keepdim: bool, is_max: bool) -> Any:  # noqa: A002
     if isinstance(dim, Tensor):
         return maximum(input, dim) if is_max else minimum(input, dim)
+    name = "max" if is_max else "min"
+    if input.dtype.is_complex:  # NOTE: complex numbers have no order
+        if dim is None:
+            raise NotImplementedError(f"\"{name}_all\" not implemented for "
+                                      f"'{_type_name(input.dtype)}'")
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError(
@@ -149,14 +155,23 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """Max over ``dim`` (all when empty); ties share the gradient evenly."""
+    _unordered("max_values", input)
     return R.MaxMin.apply(input, dims=_nonempty_dims("amax", input, dim), keepdim=keepdim,
                           is_max=True, name="AmaxBackward0")
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """Min over ``dim`` (all when empty); ties share the gradient evenly."""
+    _unordered("min_values", input)
     return R.MaxMin.apply(input, dims=_nonempty_dims("amin", input, dim), keepdim=keepdim,
                           is_max=False, name="AminBackward0")
+
+
+def _unordered(kernel: str, input: Tensor) -> None:  # noqa: A002
+    """PyTorch's error for an order-based kernel on complex input."""
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}_{input._device.type}\" not implemented for "
+                                  f"'{_type_name(input.dtype)}'")
 
 
 def _nonempty_dims(name: str, input: Tensor, dim: Any) -> tuple[int, ...]:  # noqa: A002
@@ -185,6 +200,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def _arg(input: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:  # noqa: A002
     if input.dtype is dtypes.bool:
         raise RuntimeError(f"{name}(): does not support bool input")
+    if input.dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support complex input")
     b = input.backend
     if input._level:
         flat = dim is None

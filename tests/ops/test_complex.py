@@ -135,6 +135,9 @@ VALUES: dict[str, Callable[[Any, str], Any]] = {
     "kron": lambda T, d: T.kron(_z(T, d), _z(T, d)),
     "einsum": lambda T, d: T.einsum("ij,kj->ik", _z(T, d), _z(T, d)),
     "cumprod": lambda T, d: _z(T, d).cumprod(1),
+    "sort": lambda T, d: _z(T, d).sort(),  # NOTE: the message names the device
+    "argsort": lambda T, d: _z(T, d).argsort(),
+    "topk": lambda T, d: _z(T, d).topk(1),
     "isnan": lambda T, d: (_z(T, d) * float("nan")).isnan(),
 }
 
@@ -307,6 +310,12 @@ CASES: dict[str, Case] = {
     "relu": lambda T, dev: _z(T, dev).relu(),
     "clamp": lambda T, dev: _z(T, dev).clamp(0, 1),
     "clamp_min": lambda T, dev: _z(T, dev).clamp(min=0),
+    "max": lambda T, dev: _z(T, dev).max(),
+    "min_dim": lambda T, dev: _z(T, dev).min(0),
+    "amax": lambda T, dev: _z(T, dev).amax(1),
+    "argmin": lambda T, dev: _z(T, dev).argmin(),
+    "maximum": lambda T, dev: T.maximum(_z(T, dev), _z(T, dev)),
+    "minimum_mixed": lambda T, dev: T.minimum(_x(T, dev), _z(T, dev)),
     "view_as_real_real": lambda T, dev: T.view_as_real(T.ones(2, device=dev)),
     "imag_real": lambda T, dev: T.ones(2, device=dev).imag,
     "backward_complex": lambda T, dev: T.ones(2, dtype=T.cfloat, device=dev,
