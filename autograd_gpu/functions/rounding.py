@@ -58,8 +58,9 @@ def _rounding(kernel: str, cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = _scalar_to_tensor(a, b)
     a, b = _promote(a, b)
-    if a.dtype is dtypes.bool:
-        raise NotImplementedError(f"\"{kernel}_{a._device.type}\" not implemented for 'Bool'")
+    if a.dtype is dtypes.bool or a.dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}_{a._device.type}\" not implemented for "
+                                  f"'{dtypes.scalar_type_name(a.dtype)}'")
     return _binary(cls, a, b, **params)
 
 
