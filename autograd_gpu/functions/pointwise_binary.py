@@ -170,7 +170,7 @@ def fmod(input: Tensor, other: Any, *, out: Tensor | None = None,  # noqa: A002
     if out is not None:
         check_out_grad("fmod", (input, other), out)
     a, b = _promote(input, other)
-    if a.dtype is dtypes.bool:
+    if a.dtype is dtypes.bool or a.dtype.is_complex:
         raise _kernel_error("fmod_cpu", a)
     name = "FmodBackward1" if isinstance(other, Tensor) else "FmodBackward0"
     return finish("fmod", _binary(B.Fmod, a, b, name=name), out, (input, other))

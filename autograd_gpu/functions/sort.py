@@ -162,7 +162,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,  # 
     than any number. The gradient goes to the index."""
     k = _int_arg("kthvalue", "k", 2, k)
     d = normalize_dim(dim, input.ndim)
-    if input.dtype is dtypes.bool:
+    if input.dtype is dtypes.bool or input.dtype.is_complex:
         raise _not_implemented("kthvalue_cpu", input.dtype)
     _nonempty_dim("kthvalue", input, d)
     size = input.shape[d] if input.ndim else 1
@@ -205,6 +205,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  
 
 def _median(fn: str, input: Tensor, dim: Any, keepdim: bool, out: Any) -> Any:  # noqa: A002
     ignore_nan = fn == "nanmedian"
+    if input.dtype.is_complex:
+        raise _not_implemented("median_cpu" if dim is None else "median_out", input.dtype)
     if dim is None:
         if input.dtype is dtypes.bool:
             raise _not_implemented("median_cpu", input.dtype)

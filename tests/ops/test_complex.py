@@ -138,6 +138,8 @@ VALUES: dict[str, Callable[[Any, str], Any]] = {
     "sort": lambda T, d: _z(T, d).sort(),  # NOTE: the message names the device
     "argsort": lambda T, d: _z(T, d).argsort(),
     "topk": lambda T, d: _z(T, d).topk(1),
+    "median_dim": lambda T, d: _z(T, d).median(0),  # NOTE: the kernel name differs on CUDA
+    "kthvalue": lambda T, d: _z(T, d).kthvalue(1),
     "isnan": lambda T, d: (_z(T, d) * float("nan")).isnan(),
 }
 
@@ -322,6 +324,12 @@ CASES: dict[str, Case] = {
     "div_trunc": lambda T, dev: T.div(_z(T, dev), 2, rounding_mode="trunc"),
     "abs_": lambda T, dev: _z(T, dev).abs_(),
     "absolute_": lambda T, dev: _z(T, dev).absolute_(),
+    "fmod": lambda T, dev: T.fmod(_z(T, dev), 2),
+    "unique": lambda T, dev: _z(T, dev).unique(),
+    "unique_dim": lambda T, dev: _z(T, dev).unique(dim=0),
+    "unique_consecutive": lambda T, dev: T.unique_consecutive(_z(T, dev)),
+    "median": lambda T, dev: _z(T, dev).median(),
+    "nanmedian": lambda T, dev: _z(T, dev).nanmedian(),
     "view_as_real_real": lambda T, dev: T.view_as_real(T.ones(2, device=dev)),
     "imag_real": lambda T, dev: T.ones(2, device=dev).imag,
     "backward_complex": lambda T, dev: T.ones(2, dtype=T.cfloat, device=dev,
