@@ -140,6 +140,10 @@ VALUES: dict[str, Callable[[Any, str], Any]] = {
     "topk": lambda T, d: _z(T, d).topk(1),
     "median_dim": lambda T, d: _z(T, d).median(0),  # NOTE: the kernel name differs on CUDA
     "kthvalue": lambda T, d: _z(T, d).kthvalue(1),
+    "linspace": lambda T, d: T.linspace(0, 1j, 5, device=d),
+    "linspace_cdouble": lambda T, d: T.linspace(1 + 1j, -2, 4, dtype=T.cdouble, device=d),
+    "linspace_real_ends": lambda T, d: T.linspace(0, 1, 3, dtype=T.cfloat, device=d),
+    "linspace_one": lambda T, d: T.linspace(2j, 3, 1, device=d),
     "isnan": lambda T, d: (_z(T, d) * float("nan")).isnan(),
 }
 
@@ -330,6 +334,7 @@ CASES: dict[str, Case] = {
     "unique_consecutive": lambda T, dev: T.unique_consecutive(_z(T, dev)),
     "median": lambda T, dev: _z(T, dev).median(),
     "nanmedian": lambda T, dev: _z(T, dev).nanmedian(),
+    "linspace_bad_dtype": lambda T, dev: T.linspace(0, 1j, 3, dtype=T.float32, device=dev),
     "view_as_real_real": lambda T, dev: T.view_as_real(T.ones(2, device=dev)),
     "imag_real": lambda T, dev: T.ones(2, device=dev).imag,
     "backward_complex": lambda T, dev: T.ones(2, dtype=T.cfloat, device=dev,
