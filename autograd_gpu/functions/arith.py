@@ -319,6 +319,9 @@ def rpow(input: Tensor, base: Any) -> Tensor:  # noqa: A002
     if isinstance(b, Tensor):
         return pow(b, input)
     scalar_arg(base)
+    if isinstance(base, complex) and not input.dtype.is_complex:
+        input = input.to(input.dtype.to_complex() if input.dtype.category == 2 else
+                         dtypes.get_default_complex_dtype())
     if input.dtype.category < 2 and isinstance(base, float):
         input = input.to(dtypes.get_default_dtype())
     elif type(base) is int and input.dtype.category == 1:
@@ -343,6 +346,12 @@ class _Rpow(E._Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
+        if isinstance(self.base, complex) or out.dtype.is_complex:
+            import cmath
+
+            from ..ops.complex import conj
+
+            return grad * conj(out * cmath.log(self.base))
         if self.base == 0:
             # NOTE: 0 ** x has gradient 0 for x >= 0 and -inf for x < 0 (where out is inf), as
             # in PyTorch; a constant factor avoids 0 * -inf.

@@ -98,6 +98,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     from .reduce import sum as sum_
 
     _tensors("nansum", False, ("input", input))
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     x = input
     if out is not None and dtype is None and isinstance(out, Tensor) and \
             input.dtype.is_floating_point:

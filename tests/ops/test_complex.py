@@ -144,6 +144,10 @@ VALUES: dict[str, Callable[[Any, str], Any]] = {
     "linspace_cdouble": lambda T, d: T.linspace(1 + 1j, -2, 4, dtype=T.cdouble, device=d),
     "linspace_real_ends": lambda T, d: T.linspace(0, 1, 3, dtype=T.cfloat, device=d),
     "linspace_one": lambda T, d: T.linspace(2j, 3, 1, device=d),
+    "rpow_complex": lambda T, d: (2 + 1j) ** _x(T, d),
+    "dist": lambda T, d: T.dist(_z(T, d), _z(T, d).flip(0)),
+    "vector_norm": lambda T, d: T.linalg.vector_norm(_z(T, d), 3, dim=1),
+    "nansum": lambda T, d: _z(T, d).nansum(),
     "isnan": lambda T, d: (_z(T, d) * float("nan")).isnan(),
 }
 
@@ -244,6 +248,9 @@ GRADS: dict[str, Callable[[Any, Any], Any]] = {
     "sin_cos_tanh": lambda a, b: a.sin() * b.cos() + (a * 0.1).tanh() + a.reciprocal(),
     "bmm": lambda a, b: (a.unsqueeze(0) @ b.T.unsqueeze(0)),
     "mixed_real": lambda a, b: a * b.real,
+    "rpow": lambda a, b: (2 - 1j) ** a + 3 ** b + (0.5 + 0.5j) ** a.real,
+    "pow_complex_scalar": lambda a, b: a.real.abs() ** (1 + 0.5j) * b,
+    "vector_norm": lambda a, b: a.norm() * b + (a - b).norm(p=1),
     "hyperbolic": lambda a, b: (a * 0.3).sinh() * b + (a * 0.2).cosh() + (b * 0.1).tan(),
     "inverse_trig": lambda a, b: (a * 0.2).asin() + (a * 0.2).acos() * b + (a * 0.3).atan(),
     "inverse_hyperbolic": lambda a, b: (a * 0.3).asinh() + a.acosh() * b + (a * 0.2).atanh(),
