@@ -30,7 +30,9 @@ class ViewAsReal(Node):
     is_view = True
 
     def forward(self, z: Any) -> Any:
-        part = z.real  # NOTE: a view with z's strides; the imaginary part sits half an item on
+        # NOTE: z.real is a view with z's strides; each imaginary part sits one real item after
+        # its real part, hence the last dim's stride.
+        part = z.real
         half = part.itemsize
         return self.backend.as_strided(part, z.shape + (2,), z.strides + (half,),
                                        writeable=True)

@@ -372,3 +372,29 @@ def test_random_factories(device: str) -> None:
     assert u.dtype is ag.complex128 and u.is_contiguous()
     assert bool(((u.real >= 0) & (u.real < 1) & (u.imag >= 0) & (u.imag < 1)).all())
     assert ag.randn_like(z[:3]).dtype is ag.complex64
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_inplace_through_part_views_grads(device: str, case: int) -> None:
+    """In-place ops on ``real``/``imag``/``view_as_real``/``view_as_complex`` views of graph
+    tensors: the base's CopySlices sends each part of the gradient where it belongs."""
+    res = []
+    for T, dev in ((torch, "cpu"), (ag, device)):
+        z = T.tensor([1 + 1j, 2 - 1j], device=dev, requires_grad=True)
+        y = z * 1
+        if case == 0:
+            y.real.mul_(3)
+        elif case == 1:
+            y.imag.mul_(3)
+        elif case == 2:
+            T.view_as_real(y).mul_(3)
+        elif case == 3:
+            y[0].mul_(2j)
+        else:
+            w = T.view_as_real(y) * 1
+            T.view_as_complex(w).mul_(2 - 1j)
+            y = T.view_as_complex(w * T.tensor([1.0, 2.0], device=dev))
+        (y.imag * 2 + y.real).sum().backward()
+        res.append((y.detach(), z.grad))
+    for a, b in zip(res[1], res[0]):
+        same(a, b, strides=False)
