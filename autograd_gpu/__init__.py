@@ -18,7 +18,8 @@ from ._tensor_str import get_printoptions, set_printoptions
 from .backends.base import OutOfMemoryError
 from .device import device
 from .dtypes import (
-    bool, can_cast, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
+    bool, can_cast, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,
+    float32, float64, get_default_dtype, half, int,
     int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8,
 )
 from .memory import (
@@ -55,11 +56,12 @@ from .functions.settings import *  # noqa: E402,F401,F403
 from .functions.tensor_info import *  # noqa: E402,F401,F403
 from .functions.bits import *  # noqa: E402,F401,F403
 from .functions.calculus import *  # noqa: E402,F401,F403
+from .functions.complex import *  # noqa: E402,F401,F403
 from .functions.out_variants import *  # noqa: E402,F401,F403  (torch.* names taking out=)
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
 from . import optim
-from . import linalg, special  # noqa: E402
+from . import fft, linalg, special  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 
@@ -82,7 +84,7 @@ def is_floating_point(input: Tensor) -> builtins_bool:  # noqa: A002
 def result_type(tensor: object, other: object) -> dtype:  # noqa: F811  (torch's names)
     """PyTorch's result dtype for an operation on ``tensor`` and ``other`` (tensors or Python
     scalars): dimensioned tensors outrank 0-d tensors, which outrank Python scalars, unless the
-    lower group has a higher category (bool < integer < floating).
+    lower group has a higher category (bool < integer < floating < complex).
 
     Example:
         >>> result_type(tensor([1, 2], dtype=int32), 2.5)
@@ -92,7 +94,7 @@ def result_type(tensor: object, other: object) -> dtype:  # noqa: F811  (torch's
     for x in (tensor, other):
         if isinstance(x, Tensor):
             groups[0 if x.ndim else 1].append(x.dtype)
-        elif isinstance(x, (_builtins.bool, _builtins.int, _builtins.float)):
+        elif isinstance(x, (_builtins.bool, _builtins.int, _builtins.float, _builtins.complex)):
             groups[2].append(dtypes.scalar_type(x))
         else:
             raise TypeError("result_type() received an invalid combination of arguments - got "

@@ -124,6 +124,19 @@ class _Formatter:
         return s.rjust(self.max_width)
 
 
+class _ComplexFormatter:
+    """PyTorch's complex print: the real parts with one formatter (padded to its width), then
+    the imaginary parts with another, signed and unpadded, then ``j`` (``1.0000+2.j``)."""
+
+    def __init__(self, real: _Formatter, imag: _Formatter) -> None:
+        self.real, self.imag = real, imag
+        self.max_width = real.max_width + imag.max_width + 1
+
+    def format(self, v: Any) -> str:
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return self.real.format(v.real) + ("" if imag[0] in "+-" else "+") + imag
+
+
 def _summarized_values(arr: Any, summarize: bool) -> Iterator[Any]:
     """The elements a summarized print shows (PyTorch's ``get_summarized_data``)."""
     if not summarize:
@@ -146,7 +159,7 @@ def _summarized_values(arr: Any, summarize: bool) -> Iterator[Any]:
         yield from _summarized_values(arr[i], summarize)
 
 
-def _vector_str(arr: Any, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _vector_str(arr: Any, indent: int, summarize: bool, fmt: Any) -> str:
     element_length = fmt.max_width + 2
     per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / element_length))
     edge = PRINT_OPTS.edgeitems
@@ -161,7 +174,7 @@ def _vector_str(arr: Any, indent: int, summarize: bool, fmt: _Formatter) -> str:
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _array_str(arr: Any, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _array_str(arr: Any, indent: int, summarize: bool, fmt: Any) -> str:
     if arr.ndim == 0:
         return fmt.format(arr.item())
     if arr.ndim == 1:
@@ -181,7 +194,12 @@ def array_str(arr: Any, floating: bool, indent: int) -> str:
     if arr.size == 0:
         return "[]"
     summarize = arr.size > PRINT_OPTS.threshold
-    fmt = _Formatter(list(_summarized_values(arr, summarize)), floating)
+    fmt: Any
+    if arr.dtype.kind == "c":
+        fmt = _ComplexFormatter(_Formatter(list(_summarized_values(arr.real, summarize)), True),
+                                _Formatter(list(_summarized_values(arr.imag, summarize)), True))
+    else:
+        fmt = _Formatter(list(_summarized_values(arr, summarize)), floating)
     return _array_str(arr, indent, summarize, fmt)
 
 
@@ -211,6 +229,8 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
         suffixes.append(f"device='{t._device}'")
     dt = t.dtype
     default = dtypes.get_default_dtype()
+    if dt.is_complex:
+        default = dtypes.get_default_complex_dtype()
     if t.numel() == 0:
         if t.ndim != 1:
             suffixes.append(f"size={tuple(t.shape)}")

@@ -44,7 +44,7 @@ def finish(data: Any, dev: device, requires_grad: bool) -> Tensor:
     """Wrap a backend array as a new leaf tensor, honouring ``requires_grad``."""
     t = Tensor._make(data, dev)
     if requires_grad:
-        if not t.dtype.is_floating_point:
+        if t.dtype.category < 2:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t.requires_grad = True
@@ -57,8 +57,8 @@ def array_dtype(arr: Any) -> dtypes.dtype:
     if d is None:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only "
-            "supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, "
-            "and bool."
+            "supported types are: float64, float32, float16, complex64, complex128, int64, int32, "
+            "int16, int8, uint64, uint32, uint16, uint8, and bool."
         )
     return d
 
@@ -88,6 +88,8 @@ def _infer(x: Any) -> dtypes.dtype:
         return array_dtype(x)
     if isinstance(x, _float):
         return dtypes.get_default_dtype()
+    if isinstance(x, complex):
+        return dtypes.get_default_complex_dtype()
     if isinstance(x, (list, tuple, range)):
         kinds = set(map(type, x))
         if kinds and kinds <= _PLAIN:  # fast path: a row of Python numbers
@@ -130,6 +132,10 @@ def _scalar(v: Any, dt: dtypes.dtype) -> Any:
         v = v.item()  # NumPy scalar
     if dt is dtypes.bool:
         return builtins.bool(v)
+    if dt.is_complex:
+        if not isinstance(v, (int, _float, complex)):
+            raise TypeError(f"must be complex number, not {type(v).__name__}")
+        return complex(v)
     if dt.is_floating_point:  # NOTE: any Python int converts (float32 takes 2**128 as inf)
         if not isinstance(v, (int, _float)):
             raise TypeError(f"must be real number, not {type(v).__name__}")
@@ -150,7 +156,7 @@ def _plain_row(x: Any, dt: dtypes.dtype) -> bool:
     """True when ``x`` holds only Python numbers that the backend converts to ``dt`` exactly as
     PyTorch does, so the per-item checks of ``_scalar`` can be skipped (a large speed-up)."""
     kinds = set(map(type, x))
-    if not kinds <= _PLAIN:
+    if not kinds <= _PLAIN or dt.is_complex:
         return False
     if int in kinds:
         ints = [v for v in x if type(v) is int]
@@ -317,7 +323,7 @@ def asarray(obj: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
 
 
 def _require_grad(t: Tensor) -> Tensor:
-    if not t.dtype.is_floating_point:
+    if t.dtype.category < 2:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     return t.requires_grad_(True)

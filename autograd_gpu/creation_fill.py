@@ -178,9 +178,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = No
 
 # ---- ranges --------------------------------------------------------------------------------------
 
-def _number(x: Any) -> Any:
-    """A Python number from a Python, NumPy or 0-d tensor scalar."""
-    if isinstance(x, (int, _float)):
+def _number(x: Any, *also: type) -> Any:
+    """A Python number from a Python, NumPy or 0-d tensor scalar (``also``: more Python types
+    accepted, such as ``complex``)."""
+    if isinstance(x, (int, _float, *also)):
         return x
     if hasattr(x, "item"):
         return x.item()
@@ -251,13 +252,20 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: dtypes.dtype | None = N
                         "but expected one of:")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    start, end = _number(start), _number(end)
+    start, end = _number(start, complex), _number(end, complex)
     dt = dtype or dtypes.get_default_dtype()
+    if isinstance(start, complex) or isinstance(end, complex):
+        inferred = dtypes.get_default_complex_dtype()
+        if dtype is not None and not dtype.is_complex:
+            raise RuntimeError(f"torch.linspace(): inferred dtype "
+                               f"{dtypes.c_type_name(inferred)} can't be safely cast to passed "
+                               f"dtype {dtypes.scalar_type_name(dtype)}")
+        dt = dtype or inferred
     dev = as_device(device)
     be = dev.backend
     # NOTE: PyTorch computes integer outputs in double and float outputs in their own dtype.
-    work = dt.name if dt.is_floating_point else "float64"
-    if dt.is_floating_point:
+    work = dt.name if dt.category >= 2 else "float64"
+    if dt.category >= 2:
         s, e = be.asarray(start, dtype=work), be.asarray(end, dtype=work)
     else:
         # NOTE: the ends are first cast (wrapping) to the integer dtype: linspace(3, -3, 5,
@@ -267,8 +275,9 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: dtypes.dtype | None = N
         data = be.full((steps,), s, dtype=work)
     else:
         step = (e - s) / be.asarray(steps - 1, dtype=work)
-        idx = be.arange(0, steps, 1, dtype=work)
-        rev = be.arange(steps - 1, -1, -1, dtype=work)
+        real = dt.to_real().name if dt.category >= 2 else work  # NOTE: complex steps, real counts
+        idx = be.arange(0, steps, 1, dtype=real)
+        rev = be.arange(steps - 1, -1, -1, dtype=real)
         data = be.where(idx < steps // 2, s + step * idx, e - step * rev)
     return finish(data.astype(dt.name), dev, requires_grad)
 

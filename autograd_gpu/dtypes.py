@@ -20,14 +20,14 @@ class dtype:  # noqa: N801  (PyTorch's name)
                  rank: builtins.int, signed: builtins.bool = True) -> None:
         self.name = name  # NumPy's name, accepted by NumPy and CuPy alike
         self.itemsize = itemsize
-        self.category = category  # 0 bool, 1 integer, 2 floating
+        self.category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
         self.is_signed = signed
         self._rank = rank
 
     @property
     def is_complex(self) -> builtins.bool:
-        return False
+        return self.category == 3
 
     def __repr__(self) -> str:
         return "torch." + _TORCH_NAME.get(self.name, self.name)
@@ -36,7 +36,15 @@ class dtype:  # noqa: N801  (PyTorch's name)
         return _TORCH_NAME.get(self.name, self.name)
 
     def to_real(self) -> dtype:
-        return self
+        """The real dtype of a complex one's parts (``complex64`` -> ``float32``); else itself."""
+        return _REAL_OF.get(self.name, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype with parts of this floating dtype (``float64`` -> ``complex128``).
+
+        NOTE: PyTorch's ``complex32`` (float16 parts) is not supported: float16 gives complex64.
+        """
+        return _COMPLEX_OF.get(self.name, self)
 
 
 bool = dtype("bool", 1, 0, 0, signed=False)  # noqa: A001  (PyTorch's name)
@@ -48,11 +56,16 @@ int64 = dtype("int64", 8, 1, 5)
 float16 = dtype("float16", 2, 2, 6)
 float32 = dtype("float32", 4, 2, 7)
 float64 = dtype("float64", 8, 2, 8)
+complex64 = dtype("complex64", 8, 3, 9)
+complex128 = dtype("complex128", 16, 3, 10)
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+_REAL_OF = {"complex64": float32, "complex128": float64}
+_COMPLEX_OF = {"float16": complex64, "float32": complex64, "float64": complex128}
 _TORCH_NAME = {"bool": "bool"}
 BY_NAME: dict[str, dtype] = {d.name: d for d in ALL}
 
@@ -62,6 +75,12 @@ _default_float = float32
 def get_default_dtype() -> dtype:
     """The floating dtype factories use when none is given (``float32`` unless changed)."""
     return _default_float
+
+
+def get_default_complex_dtype() -> dtype:
+    """The complex dtype Python complex numbers take: ``complex128`` when the default dtype is
+    ``float64``, else ``complex64``."""
+    return complex128 if _default_float is float64 else complex64
 
 
 def set_default_dtype(d: dtype) -> None:
@@ -82,10 +101,12 @@ def set_default_dtype(d: dtype) -> None:
 # PyTorch's ScalarType names (used in its "not implemented for 'Long'" messages) and C type names
 # (used in its bounds messages).
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                 "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+                 "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 _C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
             "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
-            "float64": "double"}
+            "float64": "double", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
 
 
 def scalar_type_name(d: dtype) -> str:
@@ -120,7 +141,8 @@ def from_name(name: str) -> dtype:
     if d is None:
         raise TypeError(
             f"can't convert an array of type {name}; the only supported types are: "
-            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint8, and bool."
         )
     return d
 
@@ -139,7 +161,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
     if a.category != b.category:
-        return a if a.category > b.category else b
+        hi, lo = (a, b) if a.category > b.category else (b, a)
+        if hi.category == 3 and lo.category == 2:  # NOTE: complex64 with float64: complex128
+            return hi if hi.to_real()._rank >= lo._rank else lo.to_complex()
+        return hi
     if a.category == 1 and a.is_signed != b.is_signed:  # uint8 with a signed int
         signed = b if a is uint8 else a
         return int16 if signed is int8 else signed
@@ -152,12 +177,15 @@ def scalar_type(value: Any) -> dtype:
         return bool
     if isinstance(value, builtins.int):
         return int64
+    if isinstance(value, builtins.complex):
+        return get_default_complex_dtype()
     return _default_float
 
 
 def result_type(dims: list[dtype], zero_dims: list[dtype], scalars: list[dtype]) -> dtype:
     """PyTorch's ``result_type``: dimensioned tensors outrank 0-d tensors outrank Python scalars,
-    unless the lower-priority group has a higher category (bool < integer < floating)."""
+    unless the lower-priority group has a higher category (bool < integer < floating <
+    complex)."""
     out = None
     for group in (dims, zero_dims, scalars):
         if not group:
@@ -169,10 +197,9 @@ def result_type(dims: list[dtype], zero_dims: list[dtype], scalars: list[dtype])
             out = g
         elif g.category > out.category:
             # NOTE: a higher category from a lower priority group sets the category; bool and
-            # integer results widen with it, a floating result keeps its own width.
-            out = g if out.category == 0 or g.category == 2 and out.category < 2 else out
-            if out is not g:
-                out = promote_types(out, g)
+            # integer results take the group's dtype, a floating result keeps its own width
+            # (float64 with a complex64 0-d tensor or a Python complex is complex128).
+            out = g if out.category < 2 else out.to_complex()
     assert out is not None
     return out
 

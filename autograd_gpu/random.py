@@ -183,7 +183,7 @@ def sample_like(t: Any, draw: Any) -> Any:
 def _float_dtype(dtype: Any, kernel: str, fn: str) -> dtypes.dtype:
     dtypes.check_dtype(fn, dtype)
     dt = dtype or dtypes.get_default_dtype()
-    if not dt.is_floating_point:
+    if dt.category < 2:
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(dt)}'")
     return dt
@@ -191,23 +191,41 @@ def _float_dtype(dtype: Any, kernel: str, fn: str) -> dtypes.dtype:
 
 def rand(*size: Any, generator: Generator | None = None, dtype: dtypes.dtype | None = None,
          device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
-    """Uniform samples in ``[0, 1)``: ``rand(2, 3)`` or ``rand((2, 3))``; float dtypes only."""
+    """Uniform samples in ``[0, 1)``: ``rand(2, 3)`` or ``rand((2, 3))``; float dtypes, and
+    complex ones (real and imaginary parts each uniform in ``[0, 1)``)."""
     shape = parse_size("rand", size, kwargs)
     dt = _float_dtype(dtype, "check_uniform_bounds", "rand")
     dev = as_device(device)
     gen = _gen_for(dev, generator)
-    return _factory(lambda s: dev.backend.random(gen, s, dt.name), shape, dev, requires_grad)
+    draw = _complex_draw(lambda s, name: dev.backend.random(gen, s, name), dt, 1.0)
+    return _factory(draw, shape, dev, requires_grad)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: dtypes.dtype | None = None,
           device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
-    """Standard normal samples: ``randn(2, 3)`` or ``randn((2, 3))``; float dtypes only."""
+    """Standard normal samples: ``randn(2, 3)`` or ``randn((2, 3))``; float dtypes, and complex
+    ones (real and imaginary parts each normal with variance 1/2, as in PyTorch)."""
     shape = parse_size("randn", size, kwargs)
     dt = _float_dtype(dtype, "normal_kernel_cpu", "randn")
     dev = as_device(device)
     gen = _gen_for(dev, generator)
-    return _factory(lambda s: dev.backend.standard_normal(gen, s, dt.name), shape, dev,
-                    requires_grad)
+    draw = _complex_draw(lambda s, name: dev.backend.standard_normal(gen, s, name), dt, 0.5 ** 0.5)
+    return _factory(draw, shape, dev, requires_grad)
+
+
+def _complex_draw(draw: Any, dt: dtypes.dtype, scale: float) -> Any:
+    """``draw(shape, dtype_name)`` for ``dt``; for a complex ``dt``, pairs of real draws
+    (scaled by ``scale``) as the real and imaginary parts."""
+    if not dt.is_complex:
+        return lambda s: draw(s, dt.name)
+
+    def pairs(s: tuple[int, ...]) -> Any:
+        parts = draw(tuple(s) + (2,), dt.to_real().name)
+        if scale != 1.0:
+            parts *= scale
+        return parts.view(dt.name)[..., 0]
+
+    return pairs
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None,  # noqa: A002

@@ -165,7 +165,7 @@ class Tensor(TensorMethods):
         return self.dtype.is_floating_point
 
     def is_complex(self) -> bool:
-        return False
+        return self.dtype.is_complex
 
     @property
     def backend(self) -> Any:
@@ -246,7 +246,7 @@ class Tensor(TensorMethods):
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if value and not self.dtype.is_floating_point:
+        if value and self.dtype.category < 2:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._is_inference and not STATE.inference:
             raise RuntimeError(
@@ -256,7 +256,7 @@ class Tensor(TensorMethods):
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        if requires_grad and self.grad_fn is None and not self.dtype.is_floating_point:
+        if requires_grad and self.grad_fn is None and self.dtype.category < 2:
             # NOTE: PyTorch words this one differently from the attribute setter's.
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
@@ -290,6 +290,14 @@ class Tensor(TensorMethods):
         self._device = value._device
 
     @property
+    def real(self) -> Tensor:
+        return F.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        return F.imag(self)
+
+    @property
     def T(self) -> Tensor:  # noqa: N802
         return F.permute(self, tuple(range(self.ndim - 1, -1, -1)), name="PermuteBackward0")
 
@@ -314,11 +322,11 @@ class Tensor(TensorMethods):
 
     @property
     def H(self) -> Tensor:  # noqa: N802
-        return self.T
+        return F.conj(self.T)
 
     @property
     def mH(self) -> Tensor:  # noqa: N802
-        return self._matrix_transpose("mH")
+        return F.conj(self._matrix_transpose("mH"))
 
     @property
     def retains_grad(self) -> bool:
@@ -585,8 +593,8 @@ _node.Tensor_ = _saved.Tensor_ = Tensor
 
 
 def _operand(x: Any) -> _bool:
-    """Whether a binary operator takes ``x``: a tensor, a real number, or an array."""
-    return x.__class__ in _OPERAND_TYPES or isinstance(x, (Tensor, _numbers.Real)) or \
+    """Whether a binary operator takes ``x``: a tensor, a number, or an array."""
+    return x.__class__ in _OPERAND_TYPES or isinstance(x, (Tensor, _numbers.Number)) or \
         hasattr(x, "__array__")
 
 

@@ -88,7 +88,7 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     if not idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True.")
     for j in idx:
-        if inputs[j].dtype.name != "float64":
+        if inputs[j].dtype.name not in ("float64", "complex128"):
             import warnings
 
             warnings.warn(
@@ -96,6 +96,7 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
                 "This check will likely fail if all the inputs are not of double precision "
                 "floating point. ", UserWarning, stacklevel=2,
             )
+    func, inputs = _as_real(func, inputs)
     outs = _outputs(func, inputs)
     analytical = _analytical(outs, inputs, idx)
     numerical = _numerical(func, inputs, idx, eps)
@@ -113,13 +114,33 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     return True
 
 
+def _as_real(func: Callable[..., Any], inputs: tuple[Any, ...]
+             ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """``func`` and ``inputs`` over real numbers: each complex input becomes a real leaf with a
+    last dim of 2 (``view_as_real``) and each complex output is viewed as real, so the checked
+    Jacobian is that of the real and imaginary parts (PyTorch checks the same derivatives)."""
+    from ..functions.complex import view_as_complex, view_as_real
+    from ..tensor import Tensor
+
+    cplx = [isinstance(t, Tensor) and t.dtype.is_complex for t in inputs]
+
+    def real_func(*xs: Any) -> tuple[Any, ...]:
+        zs = [view_as_complex(x) if c else x for x, c in zip(xs, cplx)]
+        return tuple(view_as_real(o) if isinstance(o, Tensor) and o.dtype.is_complex else o
+                     for o in _tuple(func(*zs)))
+
+    real_inputs = tuple(
+        view_as_real(t.detach()).clone().requires_grad_(t.requires_grad) if c else t
+        for t, c in zip(inputs, cplx))
+    return real_func, real_inputs
+
+
 def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Sequence[Any] | None = None, *,
                   eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
                   gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, **_: Any) -> bool:
     """``gradcheck`` of the backward itself: second derivatives against finite differences of
     first derivatives, for random (fixed) output gradients."""
-    from ..creation import randn
-    from ..random import Generator
+    from ..random import Generator, randn
 
     inputs = _tuple(inputs)
     idx = _diff_inputs(inputs)

@@ -327,7 +327,7 @@ class Node(SavedTensors):
             outs = tuple([_wrap_output(o, dev, node, i) for i, o in enumerate(out)])
         else:
             t = make(out, dev)
-            if t._data.dtype.kind == "f":
+            if t._data.dtype.kind in "fc":
                 t._grad_fn = node
                 t._requires_grad = True
             outs = (t,)
@@ -402,7 +402,7 @@ def named_type(node: Node) -> type:
 
 def _wrap_output(data: Any, dev: Any, node: Node, i: int) -> Any:
     t = Tensor_._make(data, dev)
-    if t._data.dtype.kind == "f":
+    if t._data.dtype.kind in "fc":
         t._grad_fn, t._output_nr, t._requires_grad = node, i, True
     return t
 

@@ -264,7 +264,8 @@ _INFERENCE_SAVE = (
 
 def _type_str(t: Any) -> str:
     base = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
     prefix = "torch.cuda." if t._device.type == "cuda" else "torch."
     return f"{prefix}{base[t.dtype.name]}Tensor"
 

@@ -12,10 +12,11 @@ from .sampling import SamplingBackend
 from .stats import StatsBackend
 from .products import ProductsBackend
 from .decomp import DecompBackend
+from .fft import FftBackend
 
 
 class Families(
     ScanBackend, SortBackend, PointwiseBackend, ManipBackend, ScatterBackend,
-    SamplingBackend, StatsBackend, ProductsBackend, DecompBackend,
+    SamplingBackend, StatsBackend, ProductsBackend, DecompBackend, FftBackend,
 ):
     """Every family's primitives."""

@@ -59,7 +59,8 @@ from .shape import (
 # ---- the op families of PyTorch's wider surface: each lists its torch.* names in __all__ and
 # its Tensor methods in TENSOR_METHODS (installed on Tensor here) ----------------------------
 _FAMILY_NAMES = ("scan", "sort", "pointwise", "manip", "scatter", "sampling", "stats", "products",
-                 "decomp", "aliases", "factories", "settings", "tensor_info", "bits", "calculus")
+                 "decomp", "aliases", "factories", "settings", "tensor_info", "bits", "calculus",
+                 "complex")
 # NOTE: the modules, taken before the star imports below rebind names such as ``sort``
 FAMILIES = tuple(importlib.import_module(f".{n}", __name__) for n in _FAMILY_NAMES)
 from .scan import *  # noqa: E402,F401,F403
@@ -77,6 +78,7 @@ from .settings import *  # noqa: E402,F401,F403
 from .tensor_info import *  # noqa: E402,F401,F403
 from .bits import *  # noqa: E402,F401,F403
 from .calculus import *  # noqa: E402,F401,F403
+from .complex import *  # noqa: E402,F401,F403
 
 
 def _install_methods() -> None:

@@ -82,7 +82,14 @@ def _compare_inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tens
 
 
 # torch.abs_(x) & co: PyTorch's in-place functions at top level
-abs_ = _inplace_of(unary.abs, "abs_")
+def _abs_real(input: Tensor) -> Tensor:  # noqa: A002
+    if input.dtype.is_complex:  # NOTE: |z| is real: PyTorch refuses to write it into z
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return unary.abs(input)
+
+
+_abs_real.__name__ = "abs"
+abs_ = _inplace_of(_abs_real, "abs_")
 cos_ = _inplace_of(unary.cos, "cos_")
 exp_ = _inplace_of(unary.exp, "exp_")
 log_ = _inplace_of(unary.log, "log_")
@@ -207,7 +214,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "divide_": _inplace_of(arith.div, "divide_"),
     "true_divide_": _inplace_of(arith.div, "true_divide_"),
     "subtract_": _inplace_of(arith.sub, "subtract_"),
-    "absolute_": _inplace_of(unary.abs, "absolute_"), "abs_": abs_, "cos_": cos_, "log_": log_,
+    "absolute_": _inplace_of(_abs_real, "absolute_"), "abs_": abs_, "cos_": cos_, "log_": log_,
     "sin_": sin_, "square_": square_, "negative_": negative_, "reciprocal_": reciprocal_,
     "rsqrt_": rsqrt_, "floor_": floor_, "expm1_": expm1_, "log1p_": log1p_,
     "sign_": _inplace_of(unary.sign, "sign_"),

@@ -22,7 +22,7 @@ from .checks import arg_position, checked_scalar, invalid_arguments, scalar_arg
 
 
 def _is_scalar(x: Any) -> bool:
-    return isinstance(x, numbers.Number) and not isinstance(x, complex)
+    return isinstance(x, numbers.Number)
 
 
 def as_tensor_like(x: Any, like: Tensor) -> Tensor:
@@ -62,9 +62,7 @@ def operands(fn: str, a: Any, b: Any, combos: bool = False, two_numbers: bool = 
 
 def _type_name(d: dtypes.dtype) -> str:
     """PyTorch's scalar type name of ``d`` (``Float``, ``Long``, ...), used in its messages."""
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "bool": "Bool", "int16": "Short", "int8": "Char",
-            "uint8": "Byte"}.get(d.name, d.name)
+    return dtypes.scalar_type_name(d)
 
 
 # ---- binary arithmetic -----------------------------------------------------------------------
@@ -85,7 +83,11 @@ def _promote(a: Tensor, b: Any) -> tuple[Any, Any]:
         raise TypeError(f"unsupported operand type: {type(b).__name__}")
     scalar_arg(b)
     cat = a.dtype.category
-    if isinstance(b, bool) or cat == 2:
+    if isinstance(b, complex):
+        if cat == 3:
+            return a, b
+        return a.to(a.dtype.to_complex() if cat == 2 else dtypes.get_default_complex_dtype()), b
+    if isinstance(b, bool) or cat >= 2:
         return a, b
     if isinstance(b, int):
         if cat == 0:
@@ -181,13 +183,13 @@ def check_alpha(dtype: dtypes.dtype, alpha: Any, negate: bool = False) -> Any:
     if isinstance(alpha, bool):
         if dtype is not dtypes.bool:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, complex):
+    elif isinstance(alpha, complex) and not dtype.is_complex:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
-    elif isinstance(alpha, float) and not dtype.is_floating_point:
+    elif isinstance(alpha, float) and dtype.category < 2:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    elif _is_scalar(alpha):
+    elif _is_scalar(alpha) and not isinstance(alpha, complex):
         checked_scalar(-alpha if negate else alpha, dtype)
         if type(alpha) is int and dtype.category == 1:
             return wrap_int(alpha, dtype)  # NOTE: the same sum modulo 2**bits
@@ -264,9 +266,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None,  # noqa: A0
         return _rounding(f"div_{rounding_mode}", R.DivRounding, input, other, mode=rounding_mode)
     if not isinstance(input, Tensor):
         input = as_tensor_like(input, other)
-    if not input.dtype.is_floating_point and (
-        not isinstance(other, Tensor) or not other.dtype.is_floating_point
-    ):
+    if input.dtype.category < 2 and (
+        not isinstance(other, Tensor) or other.dtype.category < 2
+    ) and not isinstance(other, complex):
         input = input.to(dtypes.get_default_dtype())
     return _binary(E.Div, input, other)
 
@@ -278,7 +280,7 @@ def rdiv(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     """``other / input``: ``reciprocal(input) * other``, as PyTorch records it."""
     from .unary import reciprocal  # late: unary builds on this module
 
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < 2:
         input = input.to(dtypes.get_default_dtype())
     return mul(reciprocal(input), other)
 
@@ -294,7 +296,7 @@ def pow(input: Any, exponent: Any, *, _method: bool = False) -> Tensor:  # noqa:
         if input.dtype is dtypes.bool and exponent.dtype is dtypes.bool:
             _no_bool_pow()
         return _binary(E.Pow, input, exponent, name="PowBackward1")
-    if not input.dtype.is_floating_point and isinstance(exponent, int) and exponent < 0:
+    if input.dtype.category < 2 and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if input.dtype.category == 1 and type(exponent) is int or input.dtype is dtypes.float16:
         # NOTE: PyTorch converts the exponent to these dtypes checked (to double otherwise)
@@ -317,7 +319,10 @@ def rpow(input: Tensor, base: Any) -> Tensor:  # noqa: A002
     if isinstance(b, Tensor):
         return pow(b, input)
     scalar_arg(base)
-    if not input.dtype.is_floating_point and isinstance(base, float):
+    if isinstance(base, complex) and not input.dtype.is_complex:
+        input = input.to(input.dtype.to_complex() if input.dtype.category == 2 else
+                         dtypes.get_default_complex_dtype())
+    if input.dtype.category < 2 and isinstance(base, float):
         input = input.to(dtypes.get_default_dtype())
     elif type(base) is int and input.dtype.category == 1:
         base = wrap_int(base, input.dtype)
@@ -341,6 +346,12 @@ class _Rpow(E._Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
+        if isinstance(self.base, complex) or out.dtype.is_complex:
+            import cmath
+
+            from ..ops.complex import conj
+
+            return grad * conj(out * cmath.log(self.base))
         if self.base == 0:
             # NOTE: 0 ** x has gradient 0 for x >= 0 and -inf for x < 0 (where out is inf), as
             # in PyTorch; a constant factor avoids 0 * -inf.
@@ -450,22 +461,29 @@ def _tensor_arg(name: str, input: Any, other: Any, method: bool) -> None:  # noq
                             f"{type(value).__name__}")
 
 
+def _no_complex_extremum(name: str, a: Tensor, b: Tensor) -> None:
+    if a.dtype.is_complex or b.dtype.is_complex:
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+
+
 def maximum(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Elementwise maximum; ties split the gradient in half."""
     _tensor_arg("maximum", input, other, _method)
+    _no_complex_extremum("maximum", input, other)
     return _binary(E.Maximum, input, other)
 
 
 def minimum(input: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:  # noqa: A002
     """Elementwise minimum; ties split the gradient in half."""
     _tensor_arg("minimum", input, other, _method)
+    _no_complex_extremum("minimum", input, other)
     return _binary(E.Minimum, input, other)
 
 
 # ---- unary (the math functions are in ``unary``) ----------------------------------------------
 
 def _float_input(x: Tensor) -> Tensor:
-    return x if x.dtype.is_floating_point else x.to(dtypes.get_default_dtype())
+    return x if x.dtype.category >= 2 else x.to(dtypes.get_default_dtype())
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002

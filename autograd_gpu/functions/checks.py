@@ -14,7 +14,8 @@ _INT64_MIN, _UINT64_MAX = -(1 << 63), (1 << 64) - 1
 # NOTE: the names PyTorch's Scalar conversions print (C types), and the float types' largest
 # finite values (float64 holds every Python float).
 _SCALAR_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-                   "int64": "int64_t", "float16": "c10::Half", "float32": "float"}
+                   "int64": "int64_t", "float16": "c10::Half", "float32": "float",
+                   "float64": "double"}
 _FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
 
 
@@ -52,6 +53,15 @@ def checked_scalar(value: Any, dtype: dtypes.dtype, *, check_half: bool = True,
     if not isinstance(value, (int, float)) and hasattr(value, "item"):
         value = value.item()  # a NumPy scalar or a one-element tensor
     scalar_arg(value)
+    if dtype.is_complex:
+        return complex(value)
+    if isinstance(value, complex):
+        # NOTE: a complex value fits a real dtype only with a zero imaginary part
+        if value.imag != 0:
+            raise RuntimeError("value cannot be converted to type "
+                               f"{type_name or _SCALAR_C_NAMES.get(dtype.name, dtype.name)} "
+                               "without overflow")
+        value = value.real if dtype.category >= 2 else int(value.real)
     if dtype is dtypes.bool:
         return bool(value)
     if isinstance(value, bool):

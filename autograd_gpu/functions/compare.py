@@ -28,6 +28,7 @@ def _comparison(name: str, backend_name: str, doc: str) -> Callable[..., Tensor]
     errors: the "invalid combination" one of a comparison, "must be Tensor" for the logical
     ops (``_method``: the call was ``input.name(other)``)."""
     logical = name.startswith("logical")
+    ordered = name in ("lt", "le", "gt", "ge")  # NOTE: complex numbers have no order
 
     def fn(input: Any, other: Any, *, _method: bool = False) -> Tensor:  # noqa: A002
         if type(input) is not Tensor or type(other) is not Tensor:
@@ -37,6 +38,11 @@ def _comparison(name: str, backend_name: str, doc: str) -> Callable[..., Tensor]
                 raise invalid_arguments(name, (input, other), {})
             else:
                 operands(name, input, other, combos=True, method=_method)
+        if ordered and (input.dtype.is_complex or isinstance(other, complex) or
+                        isinstance(other, Tensor) and other.dtype.is_complex):
+            d = input.dtype if input.dtype.is_complex else dtypes.get_default_complex_dtype()
+            raise NotImplementedError(f"\"{name}_{input._device.type}\" not implemented for "
+                                      f"'{dtypes.scalar_type_name(d)}'")
         return _nograd_binary(backend_name, input, other)
 
     fn.__name__ = fn.__qualname__ = name

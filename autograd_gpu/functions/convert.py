@@ -36,6 +36,13 @@ def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if target_dev is not t._device:
         out = _ToDevice.apply(out, target=target_dev)
     if dt is not None and dt is not out.dtype:
+        if out.dtype.is_complex and not dt.is_complex:
+            import warnings
+
+            from ..autograd.node import user_stacklevel
+
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=user_stacklevel())
         out = E.ToCopy.apply(out, dtype=dt.name)
     if copy and out is t:
         out = clone(t)

@@ -33,6 +33,8 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
+    if x.dtype.is_complex:  # NOTE: the norm of the magnitudes (a real result)
+        x = x.abs()
     U.check_floating("linalg.vector_norm", x)
     if dtype is not None:
         if not dtype.is_floating_point:

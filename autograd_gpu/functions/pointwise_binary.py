@@ -170,7 +170,7 @@ def fmod(input: Tensor, other: Any, *, out: Tensor | None = None,  # noqa: A002
     if out is not None:
         check_out_grad("fmod", (input, other), out)
     a, b = _promote(input, other)
-    if a.dtype is dtypes.bool:
+    if a.dtype is dtypes.bool or a.dtype.is_complex:
         raise _kernel_error("fmod_cpu", a)
     name = "FmodBackward1" if isinstance(other, Tensor) else "FmodBackward0"
     return finish("fmod", _binary(B.Fmod, a, b, name=name), out, (input, other))
@@ -354,7 +354,7 @@ def _addc(fn: str, div: bool, input: Any, t1: Any, t2: Any, value: Any,  # noqa:
                            [])
     if d is dtypes.bool:
         raise _kernel_error(f"{fn}_cpu_out", input)
-    if not d.is_floating_point:
+    if d.category < 2:
         value = checked_scalar(math.trunc(value), d)  # NOTE: PyTorch truncates a float value
     x, a, b = (t.to(d) if t.dtype is not d else t for t in ts)
     try:

@@ -134,8 +134,10 @@ def _rounding(fn: str, kernel: str, node: type[Node], input: Tensor,  # noqa: A0
     """A rounding function: integers pass unchanged (an ``out`` of another dtype refused, as
     PyTorch), bool is refused with ``kernel``'s error."""
     expect_tensor(fn, "input", 1, input)
-    if input.dtype is dtypes.bool:
+    if input.dtype is dtypes.bool or input.dtype.is_complex and fn == "round":
         raise _kernel_error(kernel, input)
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"{fn} is not supported for complex inputs")
     if out is not None:
         check_out_grad(fn, (input,), out)
         exact_out(out, input.dtype)
@@ -200,15 +202,26 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     if out is not None:
         check_out_grad("sgn", (input,), out)
         exact_out(out, input.dtype)
+    if input.dtype.is_complex and input.requires_grad:
+        # NOTE: z / |z| (0 at 0) composed, so the gradient is the true one (PyTorch's formula);
+        # the grad_fn is then that of the last op, not SgnBackward0.
+        r = input.abs()
+        nz = r != 0
+        return finish("sgn", (input / r.where(nz, 1.0)).where(nz, 0.0), out, (input,))
     return finish("sgn", P.Sgn.apply(input), out, (input,))
 
 
 def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The argument of a real number: pi where ``x < 0``, else 0 (nan stays nan); integer
-    inputs give the default float dtype. The gradient is 0 (AngleBackward0)."""
+    inputs give the default float dtype. The gradient is 0 (AngleBackward0). A complex
+    number's is ``atan2(imag, real)`` (real dtype), with gradient ``grad * i z / |z|^2``."""
     expect_tensor("angle", "input", 1, input)
     if out is not None:
         check_out_grad("angle", (input,), out)
+    if input.dtype.is_complex:
+        from ..ops.complex import Angle
+
+        return finish("angle", Angle.apply(input), out, (input,))
     return finish("angle", P.Angle.apply(_float_input(input)), out, (input,))
 
 

@@ -258,6 +258,10 @@ def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None,  # noqa: A0
             f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
             f"and {other.shape[0]} elements respectively")
+    if input.dtype.is_complex:  # NOTE: vdot conjugates its first argument
+        from .complex import conj
+
+        input = conj(input)
     result = P.Vdot.apply(input, other)
     if out is None:
         return result  # type: ignore[no-any-return]

@@ -44,7 +44,7 @@ def _check_expand(t: Tensor, shape: tuple[int, ...]) -> None:
 def _int_scalars(dtype: dtypes.dtype, *scalars: Any) -> tuple[Any, ...]:
     """``beta``, ``alpha`` for an integer result: converted to int (truncated), as PyTorch's
     kernels take them."""
-    if dtype.is_floating_point:
+    if dtype.category >= 2:
         return scalars
     return tuple(int(s) for s in scalars)
 
@@ -177,7 +177,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     for name, s in (("beta", beta), ("alpha", alpha)):
         if isinstance(s, bool) and dtype is not dtypes.bool:
             raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
-        if not dtype.is_floating_point and isinstance(s, float):
+        if dtype.category < 2 and isinstance(s, float):
             raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
                                "floating point number.")
     x, u, v = (t if t.dtype is dtype else t.to(dtype) for t in (input, vec1, vec2))

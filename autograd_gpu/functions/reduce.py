@@ -22,7 +22,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     out_dtype = None
     if dtype is not None:
         out_dtype = dtype.name
-    elif not input.dtype.is_floating_point:
+    elif input.dtype.category < 2:
         out_dtype = "int64"  # NOTE: integer and bool sums are int64, as in PyTorch
     return R.Sum.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, name=name,
                        dtype=out_dtype)
@@ -57,7 +57,7 @@ def _float_input_of(input: Tensor, dtype: Any, error: str) -> Tensor:  # noqa: A
     by the dtype's name, when that is not a floating dtype."""
     if dtype is not None:
         input = input.to(dtype)
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < 2:
         raise RuntimeError(error + _type_name(input.dtype))
     return input
 
@@ -79,6 +79,12 @@ def _var(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
     """``var`` or ``std``; ``var(x, False)`` passes ``unbiased`` where ``dim`` stands."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
+    if input.dtype.is_complex:
+        # NOTE: the variance of complex values is that of the real parts plus that of the
+        # imaginary parts (a real result), as in PyTorch.
+        v = _var(input.real, dim, unbiased, keepdim, correction, False) + \
+            _var(input.imag, dim, unbiased, keepdim, correction, False)
+        return v.sqrt() if std else v
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = normalize_dims(dim, input.ndim)
@@ -106,7 +112,7 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
     if dtype is not None:
         input = input.to(dtype)
-    elif not input.dtype.is_floating_point:
+    elif input.dtype.category < 2:
         input = input.to(dtypes.int64)  # NOTE: integer and bool products are int64, as in PyTorch
     name = "ProdBackward0" if dim is None else "ProdBackward1"
     return R.Prod.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, name=name)
@@ -115,6 +121,12 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
 def _max_min(input: Tensor, dim: Any, keepdim: bool, is_max: bool) -> Any:  # noqa: A002
     if isinstance(dim, Tensor):
         return maximum(input, dim) if is_max else minimum(input, dim)
+    name = "max" if is_max else "min"
+    if input.dtype.is_complex:  # NOTE: complex numbers have no order
+        if dim is None:
+            raise NotImplementedError(f"\"{name}_all\" not implemented for "
+                                      f"'{_type_name(input.dtype)}'")
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError(
@@ -143,14 +155,23 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """Max over ``dim`` (all when empty); ties share the gradient evenly."""
+    _unordered("max_values", input)
     return R.MaxMin.apply(input, dims=_nonempty_dims("amax", input, dim), keepdim=keepdim,
                           is_max=True, name="AmaxBackward0")
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """Min over ``dim`` (all when empty); ties share the gradient evenly."""
+    _unordered("min_values", input)
     return R.MaxMin.apply(input, dims=_nonempty_dims("amin", input, dim), keepdim=keepdim,
                           is_max=False, name="AminBackward0")
+
+
+def _unordered(kernel: str, input: Tensor) -> None:  # noqa: A002
+    """PyTorch's error for an order-based kernel on complex input."""
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}_{input._device.type}\" not implemented for "
+                                  f"'{_type_name(input.dtype)}'")
 
 
 def _nonempty_dims(name: str, input: Tensor, dim: Any) -> tuple[int, ...]:  # noqa: A002
@@ -179,6 +200,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def _arg(input: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:  # noqa: A002
     if input.dtype is dtypes.bool:
         raise RuntimeError(f"{name}(): does not support bool input")
+    if input.dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support complex input")
     b = input.backend
     if input._level:
         flat = dim is None
@@ -213,6 +236,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
         raise RuntimeError(f"norm: unsupported p={p!r} in this version; use a number or 'fro'")
     input = _float_input_of(input, dtype, "linalg.vector_norm: Expected a floating point or "
                             "complex tensor as input. Got ")
+    if input.dtype.is_complex:  # NOTE: the norm of the magnitudes (a real result)
+        input = input.abs()
     return R.Norm.apply(input, dims=normalize_dims(dim, input.ndim), keepdim=keepdim, p=float(p))
 
 

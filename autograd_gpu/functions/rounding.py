@@ -58,8 +58,9 @@ def _rounding(kernel: str, cls: Any, a: Any, b: Any, **params: Any) -> Tensor:
     if not isinstance(a, Tensor):
         a, b = _scalar_to_tensor(a, b)
     a, b = _promote(a, b)
-    if a.dtype is dtypes.bool:
-        raise NotImplementedError(f"\"{kernel}_{a._device.type}\" not implemented for 'Bool'")
+    if a.dtype is dtypes.bool or a.dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}_{a._device.type}\" not implemented for "
+                                  f"'{dtypes.scalar_type_name(a.dtype)}'")
     return _binary(cls, a, b, **params)
 
 
@@ -100,6 +101,8 @@ def rounding_inplace(t: Tensor, fn: Callable[..., Tensor], other: Any, **kw: Any
 def floor(input: Tensor) -> Tensor:  # noqa: A002
     """The largest integer-valued number <= ``x``; integers pass unchanged. The gradient is 0
     everywhere (FloorBackward0), as in PyTorch."""
+    if input.dtype.is_complex:
+        raise NotImplementedError("floor is not supported for complex inputs")
     if input.dtype is dtypes.bool:
         kernel = "floor_vml_cpu" if input._device.type == "cpu" else f"floor_{input._device.type}"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")

@@ -143,7 +143,7 @@ def randint(*args: Any, out: Any = None, generator: Any = None, dtype: Any = Non
     lo, hi = SI.random_range(lo, to, dt)
     dev = as_device(device if device is not None or out is None else out._device)
     gen = rnd()._gen_for(dev, generator)
-    if requires_grad and not dt.is_floating_point:
+    if requires_grad and dt.category < 2:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     result = rnd()._factory(lambda s: dev.backend.random_ints(gen, lo, hi, s, dt.name), shape,

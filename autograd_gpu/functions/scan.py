@@ -43,7 +43,7 @@ def _scan_dtype(fn: str, input: Tensor, dtype: Any, out: Any) -> dtypes.dtype:  
     elif out is not None and isinstance(out, Tensor):
         d = out.dtype
     else:
-        d = input.dtype if input.dtype.is_floating_point else dtypes.int64
+        d = input.dtype if input.dtype.category >= 2 else dtypes.int64
     if d is dtypes.bool:
         raise _not_implemented(f"{fn}_out_cpu", d)
     return d

@@ -85,6 +85,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,  # noqa: A00
         indices=tensor([1, 2, 0]))
     """
     d = normalize_dim(dim, input.ndim)
+    _no_complex_sort("Sort", input)
 
     def run() -> Any:
         return return_types.sort(S.Sort.apply(input, dim=d, descending=bool(descending),
@@ -93,10 +94,17 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,  # noqa: A00
     return _out("sort", input, out, run)
 
 
+def _no_complex_sort(what: str, input: Tensor) -> None:  # noqa: A002
+    if input.dtype.is_complex:
+        dev = "CPU" if input._device.type == "cpu" else "CUDA"
+        raise RuntimeError(f" {what} does not support complex dtypes on {dev}")
+
+
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,  # noqa: A002
             stable: bool = False) -> Tensor:
     """The indices ``sort`` returns (stable, NaN last ascending)."""
     d = normalize_dim(dim, input.ndim)
+    _no_complex_sort("Sort", input)
     with no_grad():
         return S.Compute.apply(  # type: ignore[no-any-return]
             input, fn=lambda b, x: b.sort_along(x, d, bool(descending))[1])
@@ -132,6 +140,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,  # noqa: A0
     d = normalize_dim(dim, input.ndim)
     if input.dtype is dtypes.bool:
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    _no_complex_sort("topk", input)
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
@@ -153,7 +162,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,  # 
     than any number. The gradient goes to the index."""
     k = _int_arg("kthvalue", "k", 2, k)
     d = normalize_dim(dim, input.ndim)
-    if input.dtype is dtypes.bool:
+    if input.dtype is dtypes.bool or input.dtype.is_complex:
         raise _not_implemented("kthvalue_cpu", input.dtype)
     _nonempty_dim("kthvalue", input, d)
     size = input.shape[d] if input.ndim else 1
@@ -196,6 +205,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  
 
 def _median(fn: str, input: Tensor, dim: Any, keepdim: bool, out: Any) -> Any:  # noqa: A002
     ignore_nan = fn == "nanmedian"
+    if input.dtype.is_complex:
+        raise _not_implemented("median_cpu" if dim is None else "median_out", input.dtype)
     if dim is None:
         if input.dtype is dtypes.bool:
             raise _not_implemented("median_cpu", input.dtype)

@@ -65,6 +65,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False,  # noqa: A00
 
 def _unique(input: Tensor, sort: bool, return_inverse: bool, return_counts: bool,  # noqa: A002
             dim: Any, node_name: str, op: str) -> Any:
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"\"{'unique' if dim is None else 'unique_dim'}\" not "
+                                  f"implemented for '{dtypes.scalar_type_name(input.dtype)}'")
     if dim is None:
         def fn(b: Any, x: Any) -> Any:
             flat = x.reshape(-1)

@@ -61,6 +61,12 @@ def _var_mean(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, 
     if unbiased is not None and correction is not None:
         raise invalid_arguments(name, (input,) if dim is None else (input, dim),
                                 {"unbiased": unbiased, "correction": correction})
+    if input.dtype.is_complex:
+        # NOTE: composed (real variance of the parts, complex mean); PyTorch's node is one
+        from .reduce import _var
+
+        v = _var(input, dim, unbiased, keepdim, correction, name == "std_mean")
+        return v, input.mean(normalize_dims(dim, input.ndim), keepdim)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
     dims = normalize_dims(dim, input.ndim)
@@ -92,6 +98,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     from .reduce import sum as sum_
 
     _tensors("nansum", False, ("input", input))
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     x = input
     if out is not None and dtype is None and isinstance(out, Tensor) and \
             input.dtype.is_floating_point:

@@ -130,6 +130,10 @@ def dist(input: Tensor, other: Tensor, p: Any = 2, *,  # noqa: A002
     if isinstance(p, Tensor):
         p = p.item()
     a, b = _promote(input, other)
+    if a.dtype.is_complex:  # NOTE: the norm of the difference's magnitudes
+        from .decomp_norms import vector_norm
+
+        return vector_norm(a - b, p)
     if not a.dtype.is_floating_point:
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_type_name(a.dtype)} instead.")

@@ -1,10 +1,6 @@
-"""Questions about tensors and the conjugate family on real dtypes: ``is_signed``,
-``is_nonzero``, ``is_same_size``, ``is_conj``/``is_neg``/``is_complex``, ``typename``,
-``real``/``imag``/``conj``/``conj_physical``/``resolve_conj``/``resolve_neg``, ``adjoint``,
-and the legacy constructor ``Tensor.new``.
-
-There are no complex dtypes yet: on real tensors ``conj`` and ``real`` return the tensor itself,
-as PyTorch does, and ``imag`` raises PyTorch's error.
+"""Questions about tensors: ``is_signed``, ``is_nonzero``, ``is_same_size``,
+``is_conj``/``is_neg``/``is_complex``, ``typename``, ``adjoint``, and the legacy constructor
+``Tensor.new``. The conjugate family (``real``, ``conj``, ...) is in ``complex.py``.
 
 ``__all__`` lists the ``torch.*`` names this module adds; ``TENSOR_METHODS`` the ``Tensor``
 methods (name -> function taking the tensor first), installed by ``functions/__init__``.
@@ -19,12 +15,12 @@ from ..tensor import Tensor
 from .checks import expect_tensor
 
 __all__ = ["is_signed", "is_nonzero", "is_same_size", "is_conj", "is_neg", "is_complex",
-           "is_storage", "typename", "real", "imag", "conj", "conj_physical", "conj_physical_",
-           "resolve_conj", "resolve_neg", "adjoint", "is_inference"]
+           "is_storage", "typename", "adjoint", "is_inference"]
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
 
 
 def is_signed(input: Tensor) -> bool:  # noqa: A002
@@ -50,7 +46,7 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002
 
 
 def is_conj(input: Tensor) -> bool:  # noqa: A002
-    return False  # NOTE: no complex dtypes, so no lazy conjugation
+    return False  # NOTE: conj is eager here (functions/complex.py), never a lazy view
 
 
 def is_neg(input: Tensor) -> bool:  # noqa: A002
@@ -59,7 +55,7 @@ def is_neg(input: Tensor) -> bool:  # noqa: A002
 
 def is_complex(input: Tensor) -> bool:  # noqa: A002
     expect_tensor("is_complex", "input", 1, input)
-    return False
+    return input.dtype.is_complex
 
 
 def is_inference(input: Tensor) -> bool:  # noqa: A002
@@ -84,42 +80,15 @@ def typename(obj: Any) -> str:
     return name if module in ("builtins", "__builtin__") else f"{module}.{name}"
 
 
-def real(input: Tensor) -> Tensor:  # noqa: A002
-    expect_tensor("real", "input", 1, input)
-    return input
-
-
-def imag(input: Tensor) -> Tensor:  # noqa: A002
-    expect_tensor("imag", "input", 1, input)
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-
-
-def conj(input: Tensor) -> Tensor:  # noqa: A002
-    expect_tensor("conj", "input", 1, input)
-    return input
-
-
-def conj_physical(input: Tensor) -> Tensor:  # noqa: A002
-    """A real tensor's conjugate: the tensor itself (PyTorch returns ``input`` too)."""
-    expect_tensor("conj_physical", "input", 1, input)
-    return input
-
-
-def conj_physical_(input: Tensor) -> Tensor:  # noqa: A002
-    return input
-
-
-resolve_conj = conj
-resolve_neg = conj
-
-
 def adjoint(input: Tensor) -> Tensor:  # noqa: A002
     """The conjugate transpose of the last two dims (a view)."""
     expect_tensor("adjoint", "input", 1, input)
     if input.ndim < 2:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
                            f"matrices. Got {input.ndim}-D tensor.")
-    return input.transpose(-2, -1)
+    from .complex import conj
+
+    return conj(input.transpose(-2, -1))
 
 
 def _new(self: Tensor, *args: Any, device: Any = None, dtype: Any = None) -> Tensor:
@@ -153,8 +122,6 @@ def _const_data_ptr(self: Tensor) -> int:
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "is_signed": is_signed, "is_nonzero": is_nonzero, "is_same_size": is_same_size,
-    "is_conj": is_conj, "is_neg": is_neg, "conj": conj, "conj_physical": conj_physical,
-    "conj_physical_": conj_physical_, "resolve_conj": resolve_conj, "resolve_neg": resolve_neg,
-    "adjoint": adjoint, "new": _new, "new_empty_strided": _new_empty_strided,
+    "is_conj": is_conj, "is_neg": is_neg, "adjoint": adjoint, "new": _new, "new_empty_strided": _new_empty_strided,
     "const_data_ptr": _const_data_ptr,
 }

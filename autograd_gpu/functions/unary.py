@@ -33,6 +33,9 @@ def abs(input: Tensor) -> Tensor:  # noqa: A001,A002
 
 
 def sign(input: Tensor) -> Tensor:  # noqa: A002
+    if input.dtype.is_complex:
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
     return _Sign.apply(input)
 
 
@@ -80,6 +83,8 @@ def relu(input: Tensor) -> Tensor:  # noqa: A002
     """Rectified linear unit, ``max(x, 0)`` element-wise; the gradient at 0 is 0."""
     if input.dtype is dtypes.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     return U.Relu.apply(input)
 
 
@@ -92,6 +97,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *,  # noqa: A001,A002
         raise invalid_arguments("clamp", tuple(bounds) if _method else (input, *bounds), {})
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(input, min, max)
     out = clamp_dtype(input.dtype, min, max)

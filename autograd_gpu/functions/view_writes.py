@@ -330,12 +330,20 @@ class _CopySlices(Node):
     def backward(self, grad: Any) -> tuple[Any, Any]:
         gb = gr = None
         if self.needs_input_grad[0]:
-            mask = _scratch(self.backend, self.shape, self.order, 1, grad._data.dtype)
+            cplx = grad.dtype.is_complex
+            mask = _scratch(self.backend, self.shape, self.order, 1 + 1j if cplx else 1,
+                            grad._data.dtype)
             region = _replay_array(self, mask, self.chain)
             if overlaps(region):  # NOTE: PyTorch copies the gradient into the view's region
                 raise RuntimeError(_OVERLAP)
             region[...] = 0
-            gb = grad * self.wrap(mask)
+            if cplx:
+                # NOTE: a real view (``z.real``) covers half of each element: the mask keeps
+                # the real and imaginary parts apart (1 + 1j, a zero where the view wrote).
+                gb = grad.real * self.wrap(mask.real.copy()) + \
+                    grad.imag * self.wrap(mask.imag.copy()) * 1j
+            else:
+                gb = grad * self.wrap(mask)
         if self.needs_input_grad[1]:
             gr = replay_view(grad, self.chain)
         return gb, gr

@@ -2,7 +2,7 @@
 gradient formulas (LAPACK through NumPy on the CPU, cuSOLVER through CuPy on CUDA; the ops live
 in ``ops/decomp.py``, the argument handling in ``functions/decomp.py``).
 
-Not here: ``eig``/``eigvals`` (complex results; autograd_gpu has no complex dtypes), ``lu``,
+Not here: ``eig``/``eigvals`` (complex results; the linalg ops are real-only so far), ``lu``,
 ``lu_factor``, ``lu_solve``, ``ldl_*`` and ``householder_product`` (NumPy exposes no LU, LDL or
 Householder routines), ``vander``.
 """

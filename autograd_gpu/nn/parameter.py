@@ -36,7 +36,7 @@ class Parameter(Tensor):
         p._device = data._device
         p._version_counter = data._counter()
         if requires_grad:
-            if not data.dtype.is_floating_point:
+            if data.dtype.category < 2:
                 raise RuntimeError(
                     "Only Tensors of floating point and complex dtype can require gradients"
                 )

@@ -9,9 +9,11 @@ The families live beside this module: ``unary`` (math and activations) and ``rou
 
 from __future__ import annotations
 
+import cmath
 from typing import Any, Callable
 
 from ..autograd.node import Node
+from .complex import conj
 from .util import reduce_grad
 
 
@@ -118,8 +120,9 @@ class Mul(_Binary):
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         y, x = self.saved_tensors
-        return (self.reduce(grad * y, 0) if y is not None else None,
-                self.reduce(grad * x, 1) if x is not None else None)
+        # NOTE: complex factors are conjugated (grad_x = grad * conj(y), PyTorch's convention)
+        return (self.reduce(grad * conj(y), 0) if y is not None else None,
+                self.reduce(grad * conj(x), 1) if x is not None else None)
 
 
 class Div(_Binary):
@@ -139,6 +142,7 @@ class Div(_Binary):
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
         need = self.needs_input_grad
+        x, y = conj(x), conj(y)
         gx = self.reduce(grad / y, 0) if need[0] else None
         gy = self.reduce(-grad * x / (y * y), 1) if need[1] else None
         return gx, gy
@@ -161,6 +165,8 @@ class Pow(_Binary):
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y, out = self.saved_tensors
+        if _is_complex(x) or _is_complex(y):
+            return self._complex_grads(grad, x, y, out)
         gx = gy = None
         if self.needs_input_grad[0]:
             # NOTE: exponent 0 gives gradient 0 everywhere (x ** -1 would be inf at x == 0).
@@ -181,6 +187,21 @@ class Pow(_Binary):
                 gy = grad * out * x.where((x != 0) | (y < 0), 1.0).log()
             gy = self.reduce(gy, 1)
         return gx, gy
+
+
+    def _complex_grads(self, grad: Any, x: Any, y: Any, out: Any) -> tuple[Any, Any]:
+        """``grad * conj(y x^(y-1))`` and ``grad * conj(x^y log x)`` (PyTorch's convention)."""
+        gx = gy = None
+        if self.needs_input_grad[0]:
+            gx = self.reduce(grad * conj(y * x ** (y - 1)), 0)
+        if self.needs_input_grad[1]:
+            log_x = cmath.log(x) if isinstance(x, (int, float, complex)) else x.log()
+            gy = self.reduce(grad * conj(out * log_x), 1)
+        return gx, gy
+
+
+def _is_complex(v: Any) -> bool:
+    return isinstance(v, complex) or getattr(getattr(v, "dtype", None), "is_complex", False)
 
 
 # NOTE: PyTorch computes these scalar exponents with the named function, not pow(), and the
@@ -286,12 +307,17 @@ class ToCopy(_Unary):
 
     def forward(self, x: Any) -> Any:
         self.in_dtype = x.dtype.name
+        if x.dtype.kind == "c" and self.dtype not in ("complex64", "complex128"):
+            x = x.real  # NOTE: complex to real keeps the real parts (NumPy would warn)
         return preserve_format_copy(self.backend, x, self.dtype)
 
     def grad_of(self, grad: Any) -> Any:
         from ..dtypes import from_name
 
-        return grad.to(from_name(self.in_dtype))
+        to = from_name(self.in_dtype)
+        if grad.dtype.is_complex and not to.is_complex:
+            grad = grad.real  # NOTE: a real input's gradient is the real part, without a warning
+        return grad.to(to)
 
 
 class Clone(_Unary):

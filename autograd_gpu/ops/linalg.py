@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
+from .complex import conj
 from .util import reduce_grad
 
 
@@ -89,6 +90,7 @@ def _mm_grads(grad: Any, x: Any, y: Any, col_major: tuple[bool, bool]) -> tuple[
     in ``linear``) is computed column-major, so that it comes back to the leaf ``w`` in ``w``'s
     own (C) layout and ``.grad`` takes it without a copy."""
     gx = gy = None
+    x, y = conj(x), conj(y)  # NOTE: complex: grad_x = grad @ y^H (PyTorch's convention)
     if y is not None:
         gx = (y @ grad.T).T if col_major[0] else grad @ y.T
     if x is not None:
@@ -111,6 +113,7 @@ class Mv(Node):
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, v = self.saved_tensors
         need = self.needs_input_grad
+        x, v = conj(x), conj(v)
         return (grad.unsqueeze(1) * v.unsqueeze(0) if need[0] else None,
                 x.t().mv(grad) if need[1] else None)
 
@@ -132,7 +135,7 @@ class Dot(Node):
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
         need = self.needs_input_grad
-        return (grad * y if need[0] else None, grad * x if need[1] else None)
+        return (grad * conj(y) if need[0] else None, grad * conj(x) if need[1] else None)
 
 
 class Bmm(Node):
@@ -152,6 +155,7 @@ class Bmm(Node):
     def backward(self, grad: Any) -> tuple[Any, Any]:
         x, y = self.saved_tensors
         need = self.needs_input_grad
+        x, y = conj(x), conj(y)
         return (grad.bmm(y.transpose(1, 2)) if need[0] else None,
                 x.transpose(1, 2).bmm(grad) if need[1] else None)
 

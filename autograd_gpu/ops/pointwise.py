@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .complex import conj
 from .elementwise import _Unary, zeros_grad
 
 
@@ -28,6 +29,11 @@ class _Math(_Unary):
         elif self.saves:
             self.save_for_backward(x, out)
         return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        # NOTE: each grad_of is grad * f'(saved) with f real-analytic, so conjugating the saved
+        # values gives grad * conj(f'(z)), PyTorch's convention for complex input (no-op on real).
+        return (self.grad_of(grad, *[conj(t) for t in self.saved_tensors]),)
 
 
 class Tan(_Math):
@@ -101,6 +107,8 @@ class Acosh(_NoInplaceGrad):
     node_name, entry = "AcoshBackward0", "arccosh"
 
     def grad_of(self, grad: Any, x: Any) -> Any:
+        if x.dtype.is_complex:  # NOTE: the principal branch: 1 / (sqrt(x - 1) sqrt(x + 1))
+            return grad * ((x - 1).rsqrt() * (x + 1).rsqrt())
         return grad * (x * x - 1).rsqrt()
 
 

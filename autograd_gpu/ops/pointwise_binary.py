@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from ..autograd.node import Node
+from .complex import conj
 from .elementwise import _Binary, _shape, zeros_grad
 from .rounding import NOT_IMPLEMENTED, check_divisor
 from .util import reduce_grad
@@ -293,8 +294,8 @@ class Addcmul(Node):
         return b.add(x, prod).astype(dtype, copy=False)
 
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
-        t1, t2 = self.saved_tensors
-        need, v = self.needs_input_grad, self.value
+        t1, t2 = map(conj, self.saved_tensors)  # NOTE: complex factors enter conjugated
+        need, v = self.needs_input_grad, conj(self.value)
         gx = reduce_grad(grad, self.shapes[0]) if need[0] else None
         g1 = g2 = None
         if self.div:

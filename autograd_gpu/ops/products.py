@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
+from .complex import conj
 from .util import c_order, reduce_grad
 
 
 def _scaled(g: Any, s: Any) -> Any:
-    return g if s == 1 else g * s
+    return g if s == 1 else g * conj(s)  # NOTE: complex factors enter gradients conjugated
 
 
 class _Fused(Node):
@@ -52,7 +53,7 @@ class Baddbmm(_Fused):
         return self.combine(c, self.backend.matmul(x, y))
 
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
-        x, y = self.saved_tensors
+        x, y = map(conj, self.saved_tensors)
         gx = _scaled(grad.bmm(y.transpose(1, 2)), self.alpha) if y is not None else None
         gy = _scaled(x.transpose(1, 2).bmm(grad), self.alpha) if x is not None else None
         return self.grad_c(grad), gx, gy
@@ -75,7 +76,7 @@ class Addbmm(_Fused):
         return self.combine(c, b.matmul(rows, b.reshape(y, (batch * k, m))))
 
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
-        x, y = self.saved_tensors
+        x, y = map(conj, self.saved_tensors)
         gx = gy = None
         if y is not None:
             g = grad.unsqueeze(0).expand(y.shape[0], grad.shape[0], grad.shape[1])
@@ -98,7 +99,7 @@ class Addmv(_Fused):
         return self.combine(c, self.backend.matmul(m, v))
 
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
-        m, v = self.saved_tensors
+        m, v = map(conj, self.saved_tensors)
         gm = _scaled(grad.unsqueeze(1) * v.unsqueeze(0), self.alpha) if v is not None else None
         gv = _scaled(m.t().mv(grad), self.alpha) if m is not None else None
         return self.grad_c(grad), gm, gv
@@ -125,7 +126,7 @@ class Addr(_Fused):
         return self.combine(c, outer)
 
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
-        u, v = self.saved_tensors
+        u, v = map(conj, self.saved_tensors)
         gu = _scaled(grad.mv(v), self.alpha) if v is not None else None
         gv = _scaled(grad.t().mv(u), self.alpha) if u is not None else None
         return self.grad_c(grad), gu, gv
@@ -143,7 +144,7 @@ class Vdot(Node):
         return self.backend.asarray(self.backend.dot(x, y))
 
     def backward(self, grad: Any) -> tuple[Any, Any]:
-        y, x = self.saved_tensors
+        y, x = map(conj, self.saved_tensors)
         return (grad * y if y is not None else None, grad * x if x is not None else None)
 
 
@@ -180,7 +181,7 @@ class Trace(Node):
     def forward(self, x: Any) -> Any:
         b = self.backend
         self.shape = x.shape
-        dtype = x.dtype if x.dtype.kind == "f" else "int64"
+        dtype = x.dtype if x.dtype.kind in "fc" else "int64"
         return b.asarray(b.sum(b.diagonal_of(x, 0, 1), axis=None, dtype=dtype))
 
     def backward(self, grad: Any) -> tuple[Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
+from .complex import conj
 from .util import c_order, reduce_grad
 
 
@@ -167,13 +168,13 @@ class Prod(_Reduce):
         x, out, g = self.unpack(grad)
         zeros = int(self.backend.sum(x._data == 0))
         if not zeros:
-            return (g * out / x,)
+            return (g * conj(out / x),)
         if zeros > 1 and self.node_name == "ProdBackward0" and not is_grad_enabled():
             # NOTE: as PyTorch's prod() without a dim (outside create_graph): two zeros make
             # every gradient 0, whatever else (inf, NaN) the input holds.
             return (x.new_zeros(x.shape),)
         # NOTE: with zeros, out / x is 0/0; use the product of the other elements instead.
-        return (g * _prod_of_others(self, x, self.dims),)
+        return (g * conj(_prod_of_others(self, x, self.dims)),)
 
 
 def _prod_of_others(node: Node, x: Any, dims: tuple[int, ...]) -> Any:
@@ -277,7 +278,7 @@ class LogSumExp(_Reduce):
 
     def backward(self, grad: Any) -> tuple[Any]:
         x, out, g = self.unpack(grad)
-        return (g * (x - out).exp(),)
+        return (g * conj((x - out).exp()),)
 
 
 class Norm(_Reduce):

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
+from .complex import conj
 
 
 class Cumsum(Node):
@@ -68,7 +69,7 @@ class Cumprod(Node):
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:
-        x, out = self.saved_tensors
+        x, out = map(conj, self.saved_tensors)  # NOTE: complex: grad * conj(d out / d x)
         if x.ndim == 0 or x.shape[self.dim] <= 1:
             return (_to(self, grad, self.cast),)
         b = self.backend

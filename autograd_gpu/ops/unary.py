@@ -8,6 +8,7 @@ from typing import Any
 
 from ..autograd import node as node_mod
 from ..autograd.node import Node
+from .complex import conj
 from .elementwise import _shape, _Unary
 from .util import reduce_grad
 
@@ -31,7 +32,11 @@ class Abs(_Unary):
         return self.backend.abs(x)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
-        # NOTE: the gradient at 0 is 0 (sign(0) = 0), as in PyTorch.
+        # NOTE: the gradient at 0 is 0 (sign(0) = 0), as in PyTorch; complex z gets
+        # grad * z / |z| (0 at z == 0).
+        if x.dtype.is_complex:
+            r = x.abs()
+            return (grad / r.where(r != 0, 1.0)).where(r != 0, 0.0) * x
         return grad * x.sign()
 
 
@@ -45,7 +50,7 @@ class Exp(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad * out
+        return grad * conj(out)
 
 
 class Log(_Unary):
@@ -57,7 +62,7 @@ class Log(_Unary):
         return self.backend.log(x)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad / x
+        return grad / conj(x)
 
 
 class Log1p(_Unary):
@@ -69,7 +74,7 @@ class Log1p(_Unary):
         return self.backend.log1p(x)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad / (x + 1)
+        return grad / conj(x + 1)
 
 
 class Expm1(_Unary):
@@ -82,7 +87,7 @@ class Expm1(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad * (out + 1)
+        return grad * conj(out + 1)
 
 
 class Sqrt(_Unary):
@@ -95,7 +100,7 @@ class Sqrt(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad / (out * 2)
+        return grad / (conj(out) * 2)
 
 
 class Rsqrt(_Unary):
@@ -108,7 +113,7 @@ class Rsqrt(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
-        return grad * out.pow(3) * -0.5
+        return grad * conj(out.pow(3) * -0.5)
 
 
 class Reciprocal(_Unary):
@@ -121,7 +126,7 @@ class Reciprocal(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
-        return -grad * out * out
+        return -grad * conj(out * out)
 
 
 class Sin(_Unary):
@@ -132,7 +137,7 @@ class Sin(_Unary):
         return self.backend.sin(x)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad * x.cos()
+        return grad * conj(x.cos())
 
 
 class Cos(_Unary):
@@ -143,7 +148,7 @@ class Cos(_Unary):
         return self.backend.cos(x)
 
     def grad_of(self, grad: Any, x: Any) -> Any:
-        return grad * -x.sin()
+        return grad * conj(-x.sin())
 
 
 class Tanh(_Unary):
@@ -156,9 +161,9 @@ class Tanh(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
-        if self._raw:  # bare arrays: one fused kernel on the GPU
+        if self._raw and out.dtype.kind != "c":  # bare arrays: one fused kernel on the GPU
             return self.backend.tanh_backward(out, grad)
-        return grad * (1 - out * out)
+        return grad * conj(1 - out * out)
 
 
 class Sigmoid(_Unary):
@@ -171,9 +176,9 @@ class Sigmoid(_Unary):
         return out
 
     def grad_of(self, grad: Any, out: Any) -> Any:
-        if self._raw:
+        if self._raw and out.dtype.kind != "c":
             return self.backend.sigmoid_backward(out, grad)
-        return grad * out * (1 - out)
+        return grad * conj(out * (1 - out))
 
 
 class Relu(_Unary):

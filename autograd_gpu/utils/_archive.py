@@ -38,7 +38,7 @@ _NPY_MAX_HEADER = 10_000  # NumPy's own limit on the .npy header it will parse
 _NPY_MAX_DIMS = 64
 # NOTE: the exact header text np.lib.format writes for a bool, integer or float array (a dict
 # literal, padded with spaces to a 64-byte boundary): parsed by this pattern, never evaluated.
-_NPY_HEADER = re.compile(r"\{'descr': '(?P<descr>[<>|][biuf][0-9]{1,2})', "
+_NPY_HEADER = re.compile(r"\{'descr': '(?P<descr>[<>|][biufc][0-9]{1,2})', "
                          r"'fortran_order': (?P<fortran>False|True), "
                          r"'shape': \((?P<shape>|[0-9]{1,20},|[0-9]{1,20}(?:, [0-9]{1,20})+)\), "
                          r"\} *\n")

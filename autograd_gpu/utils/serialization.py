@@ -10,7 +10,7 @@ unlike a pickle.
 JSON nodes: ``null``, ``true``/``false``, ints, finite floats and strings are themselves; every
 other value is an object tagged by ``"$"``: ``{"$": "list" | "tuple", "items": [...]}``,
 ``{"$": "dict", "ordered": bool, "items": [[key, value], ...]}`` (keys are nodes too, so int
-and tuple keys survive), ``{"$": "float", "value": "inf" | "-inf" | "nan"}``,
+and tuple keys survive), ``{"$": "float", "value": "inf" | "-inf" | "nan"}``, ``{"$": "complex", "real", "imag"}``,
 ``{"$": "tensor", "key", "dtype", "shape", "device", "requires_grad", "parameter"}``,
 ``{"$": "dtype", "name"}``, ``{"$": "device", "value"}``, ``{"$": "bytes", "hex"}``.
 
@@ -51,7 +51,7 @@ _HEADER = "__autograd_gpu__"
 _FORMAT = "autograd_gpu.save"
 _VERSION = 1
 _NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
-_TAGS = ("list", "tuple", "dict", "float", "dtype", "device", "bytes", "tensor")
+_TAGS = ("list", "tuple", "dict", "float", "complex", "dtype", "device", "bytes", "tensor")
 
 
 class SerializationError(RuntimeError):
@@ -91,6 +91,9 @@ class _Encoder:
             if math.isfinite(x):
                 return x
             return {"$": "float", "value": "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
+        if isinstance(obj, numbers.Complex):
+            return {"$": "complex", "real": self.encode(obj.real, path),
+                    "imag": self.encode(obj.imag, path)}
         if isinstance(obj, dtypes.dtype):
             return {"$": "dtype", "name": obj.name}
         if isinstance(obj, device):
@@ -251,6 +254,12 @@ class _Decoder:
             raise self.fail(f"bad non-finite float {value!r:.80}")
         return _NONFINITE[value]
 
+    def _complex(self, node: dict[str, Any]) -> complex:
+        parts = [self.decode(node.get(k)) for k in ("real", "imag")]
+        if not all(isinstance(p, (int, float)) for p in parts):
+            raise self.fail("bad complex number")
+        return complex(*parts)
+
     def _dtype(self, node: dict[str, Any]) -> dtypes.dtype:
         name = self.field(node, "name", str)
         if name not in dtypes.BY_NAME:
@@ -277,7 +286,7 @@ class _Decoder:
         if not all(type(n) is int for n in shape):
             raise self.fail(f"'tensor' node has a bad 'shape' field: {shape!r:.80}")
         saved = str(self._device({"$": "tensor", "value": node.get("device")}))
-        requires_grad = node.get("requires_grad") is True and dt.is_floating_point
+        requires_grad = node.get("requires_grad") is True and dt.category >= 2
         parameter = node.get("parameter") is True
         memo = (key, dt.name, tuple(shape), saved, requires_grad, parameter)
         t = self.tensors.get(memo)

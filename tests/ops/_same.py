@@ -14,7 +14,7 @@ def to_numpy(x: Any) -> np.ndarray:
     if isinstance(x, torch.Tensor):
         if x._is_zerotensor():
             return np.zeros(x.shape, dtype=str(x.dtype).replace("torch.", ""))
-        return x.detach().numpy()
+        return x.detach().resolve_conj().resolve_neg().numpy()
     return np.asarray(x.detach().cpu().numpy())
 
 
@@ -37,8 +37,9 @@ def same(ours: Any, theirs: Any, rtol: float = 1e-6, atol: float = 1e-6, strides
         assert [ours.stride()[i] for i in big] == [theirs.stride()[i] for i in big], (
             ours.stride(), theirs.stride())
     a, b = to_numpy(ours), to_numpy(theirs)
-    if a.dtype.kind == "f":
-        np.testing.assert_allclose(a.astype("float64"), b.astype("float64"), rtol=rtol,
+    if a.dtype.kind in "fc":
+        wide = "complex128" if a.dtype.kind == "c" else "float64"
+        np.testing.assert_allclose(a.astype(wide), b.astype(wide), rtol=rtol,
                                    atol=atol, equal_nan=True)
         if zeros:
             np.testing.assert_array_equal(np.signbit(a[a == 0]), np.signbit(b[a == 0]))

@@ -422,7 +422,7 @@ def test_malformed_headers_are_refused(header: bytes, match: str) -> None:
     ({"key": "t9"}, "missing from the archive"),
     ({"key": "__autograd_gpu__"}, "missing from the archive"),
     ({"dtype": "float64"}, "header says float64"),
-    ({"dtype": "complex64"}, "unknown dtype"),
+    ({"dtype": "complex32"}, "unknown dtype"),
     ({"shape": [3]}, r"header says float32\[3\]"),
     ({"shape": "2"}, "bad 'shape'"),
 ])
