@@ -21,8 +21,8 @@ from typing import Any, Sequence
 
 from ..autograd.grad_mode import STATE
 from ..autograd.node import user_stacklevel
+from ..dtypes import c_type_name
 from ..tensor import Tensor
-from .arith import _type_name
 from .view_writes import _can_cast, _cast_error, _check_overlap, _copy_into
 
 __all__: list[str] = []
@@ -74,8 +74,8 @@ def _write_one(fn: str, r: Tensor, o: Any, exact: bool, cast_any: bool = False) 
         raise RuntimeError("Expected all tensors to be on the same device, but found at least "
                            f"two devices, {r._device} and {o._device}!")
     if exact and o.dtype is not r.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_c_name(r.dtype)}, but got "
-                           f"{_c_name(o.dtype)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(r.dtype)}, but got "
+                           f"{c_type_name(o.dtype)} instead")
     if not cast_any and not _can_cast(r.dtype, o.dtype):
         raise _cast_error(r.dtype, o.dtype)
     if tuple(o.shape) != tuple(r.shape):
@@ -86,13 +86,6 @@ def _write_one(fn: str, r: Tensor, o: Any, exact: bool, cast_any: bool = False) 
     else:
         _check_overlap(o)
     _copy_into(o, r._data)
-
-
-def _c_name(d: Any) -> str:
-    """PyTorch's C type name in its out-dtype messages (``long int``, ``float``)."""
-    return {"int64": "long int", "float32": "float", "float64": "double", "int32": "int",
-            "bool": "bool", "float16": "c10::Half", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char"}.get(d.name, _type_name(d))
 
 
 def resize_(t: Tensor, *size: Any) -> Tensor:

@@ -117,10 +117,8 @@ def _mv(result: Any, out: Any, args: tuple[Any, ...]) -> None:
         if tuple(o.shape) == tuple(result.shape):
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {d}, {r}, "
                                f"and {r}")
-        from .out import _c_name
-
-        raise RuntimeError(f"Expected out tensor to have dtype {_c_name(result.dtype)}, but got "
-                           f"{_c_name(o.dtype)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {dtypes.c_type_name(result.dtype)}, but got "
+                           f"{dtypes.c_type_name(o.dtype)} instead")
 
 
 _AMAX = _same_dtype(lambda r, o: f"Expected the dtype for input and out to match, but got "

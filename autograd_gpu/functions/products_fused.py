@@ -49,10 +49,6 @@ def _int_scalars(dtype: dtypes.dtype, *scalars: Any) -> tuple[Any, ...]:
     return tuple(int(s) for s in scalars)
 
 
-def _c_name(d: dtypes.dtype) -> str:
-    return dtypes.c_type_name(d)
-
-
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,  # noqa: A002
             alpha: Any = 1, out: Tensor | None = None, _method: bool = False) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` for (b, n, k) and (b, k, m) batches, ``input``
@@ -70,8 +66,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,  # 
         if t.ndim != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
     if input.dtype is not batch1.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_c_name(input.dtype)}, "
-                           f"batch1: {_c_name(batch1.dtype)}, batch2: {_c_name(batch2.dtype)}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {dtypes.c_type_name(input.dtype)}, "
+                           f"batch1: {dtypes.c_type_name(batch1.dtype)}, batch2: {dtypes.c_type_name(batch2.dtype)}")
     if batch1.dtype is not batch2.dtype:
         raise RuntimeError(f"expected scalar type {_type_name(batch1.dtype)} but found "
                            f"{_type_name(batch2.dtype)}")
@@ -243,7 +239,7 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     check_out_grad("chain_matmul", matrices, out)
     if isinstance(out, Tensor) and out.dtype is not result.dtype:
         raise RuntimeError(f"multi_dot(): expected out tensor to have dtype "
-                           f"{_c_name(result.dtype)} but got {_c_name(out.dtype)}")
+                           f"{dtypes.c_type_name(result.dtype)} but got {dtypes.c_type_name(out.dtype)}")
     return write_out("chain_matmul", result, out, inputs=matrices)  # type: ignore[no-any-return]
 
 
@@ -254,7 +250,7 @@ def _multi_dot(ms: list[Tensor]) -> Tensor:
     for i, t in enumerate(ms[1:], 1):
         if t.dtype is not d:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor "
-                               f"0 is {_c_name(d)} and tensor {i} {_c_name(t.dtype)}")
+                               f"0 is {dtypes.c_type_name(d)} and tensor {i} {dtypes.c_type_name(t.dtype)}")
     for i in range(len(ms) - 1):
         if ms[i].shape[1] != ms[i + 1].shape[0]:
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "

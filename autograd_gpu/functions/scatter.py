@@ -24,7 +24,7 @@ from ..tensor import _WARNED_ONCE, Tensor
 from . import scatter_index as SI
 from . import scatter_put as SP
 from .checks import arg_position, checked_scalar, expect_tensor, invalid_arguments
-from .index import _dim_arg, _index_arg, check_gather_values, gather
+from .index import _dim_arg, check_gather_values, gather
 from .inplace_ops import inplace
 from .out import check_out_grad, write_out
 from .scatter_index import _method, _same_device
@@ -182,13 +182,7 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *,  # noqa
 def _scatter_args(fn: str, input: Tensor, dim: Any, index: Any, src: Any,  # noqa: A002
                   method: bool) -> tuple[int, Tensor]:
     """The argument checks of PyTorch's parser for ``(input, dim, index, src)``."""
-    if not method:
-        expect_tensor(fn, "input", 1, input)
-    dim = _dim_arg(fn, dim, method)
-    index = _index_arg(fn, index, input, method)
-    expect_tensor(fn, "src", arg_position(4, method), src)
-    _same_device(input, src)
-    return normalize_dim(dim, input.ndim), index
+    return SI._index_args(fn, input, dim, index, src, method, name="src")
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *,  # noqa: A002

@@ -35,13 +35,14 @@ def _same_device(input: Tensor, other: Tensor) -> None:  # noqa: A002
 
 
 def _index_args(fn: str, input: Tensor, dim: Any, index: Any, source: Any,  # noqa: A002
-                method: bool) -> tuple[int, Tensor]:
-    """PyTorch's parser checks for ``(input, dim, index, source)``, then ``dim``'s range."""
+                method: bool, name: str = "source") -> tuple[int, Tensor]:
+    """PyTorch's parser checks for ``(input, dim, index, <name>)`` (``source`` for the index_*
+    ops, ``src`` for scatter), then ``dim``'s range."""
     if not method:
         expect_tensor(fn, "input", 1, input)
     dim = _dim_arg(fn, dim, method)
     index = _index_arg(fn, index, input, method)
-    expect_tensor(fn, "source", arg_position(4, method), source)
+    expect_tensor(fn, name, arg_position(4, method), source)
     _same_device(input, source)
     return normalize_dim(dim, input.ndim), index
 
