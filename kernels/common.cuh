@@ -56,6 +56,10 @@ AGPU_MATH1(m_fabs, fabsf, fabs)
 #undef AGPU_MATH1
 __device__ __forceinline__ float m_pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double m_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ float m_fmod(float x, float y) { return fmodf(x, y); }
+__device__ __forceinline__ double m_fmod(double x, double y) { return fmod(x, y); }
+__device__ __forceinline__ float m_copysign(float x, float y) { return copysignf(x, y); }
+__device__ __forceinline__ double m_copysign(double x, double y) { return copysign(x, y); }
 
 template <typename A>
 __device__ __forceinline__ bool is_nan(A x) { return x != x; }

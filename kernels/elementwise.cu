@@ -18,7 +18,8 @@ enum UnaryOp {
 };
 
 enum BinaryOp {
-    B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_MAXIMUM, B_MINIMUM, B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE
+    B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_MAXIMUM, B_MINIMUM, B_FLOOR_DIVIDE,
+    B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE
 };
 
 // sqrt(2 / pi), 1 / sqrt(2), 1 / sqrt(2 pi), 2 / sqrt(pi)
@@ -104,6 +105,20 @@ __device__ __forceinline__ A unary_grad(int op, A s, A g, A p) {
     }
 }
 
+// Floor division of floats as PyTorch's div_floor: through fmod, so that the quotient is exact
+// where floor(a / b) would round (7.1 // 0.1 is 70, not 71) and -1 // inf is -1; a / b at b = 0.
+template <typename A>
+__device__ __forceinline__ A div_floor(A a, A b) {
+    if (b == A(0)) return a / b;
+    const A mod = m_fmod(a, b);
+    A div = (a - mod) / b;
+    if (mod != A(0) && (b < A(0)) != (mod < A(0))) div -= A(1);
+    if (div == A(0)) return m_copysign(A(0), a / b);
+    A floordiv = m_floor(div);
+    if (div - floordiv > A(0.5)) floordiv += A(1);
+    return floordiv;
+}
+
 // NOTE: maximum/minimum propagate NaN (torch.maximum); add/sub carry alpha (x + alpha * y).
 template <typename A>
 __device__ __forceinline__ A binary_apply(int op, A a, A b, A alpha) {
@@ -114,6 +129,7 @@ __device__ __forceinline__ A binary_apply(int op, A a, A b, A alpha) {
         case B_DIV: return a / b;
         case B_POW: return m_pow(a, b);
         case B_MAXIMUM: return max_nan(a, b);
+        case B_FLOOR_DIVIDE: return div_floor(a, b);
         default: return min_nan(a, b);
     }
 }

@@ -57,7 +57,8 @@ UNARY_BACKWARD_OPS: dict[str, str] = {
     "floor": "x", "leaky_relu": "x", "elu": "x",
 }
 BINARY_OPS: tuple[str, ...] = (
-    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "floor_divide", "eq", "ne", "lt",
+    "le", "gt", "ge",
 )
 _FIRST_COMPARISON = BINARY_OPS.index("eq")
 _OPMATH_CODES = (BINARY_OPS.index("mul"), BINARY_OPS.index("div"))  # see _scalar

@@ -24,6 +24,7 @@ from . import cuda_kernels as K
 from .base import Array, Axis, OutOfMemoryError, Shape
 from .composite import Composite
 from .families import Families
+from .numpy_backend import _QUIET_FP, _RESTORE_FP
 
 USE_KERNELS = os.environ.get("AUTOGRAD_GPU_KERNELS", "1") != "0"
 
@@ -221,7 +222,8 @@ class CupyBackend(Composite, Families):
     subtract = _binary("sub", cp.subtract)
     multiply = _binary("mul", cp.multiply)
     true_divide = _binary("div", cp.true_divide)
-    floor_divide = staticmethod(cp.floor_divide)
+    # NOTE: CuPy's float floor_divide is floor(x / y), which rounds where PyTorch's is exact
+    floor_divide = _binary("floor_divide", cp.floor_divide)
     remainder = staticmethod(cp.remainder)
     fmod = staticmethod(cp.fmod)
     power = _binary("pow", cp.power)
@@ -435,13 +437,10 @@ class CupyBackend(Composite, Families):
     def errstate(**kw: Any) -> Any:
         return _NO_ERRSTATE
 
-    @staticmethod
-    def quiet_fp() -> None:
-        return None
-
-    @staticmethod
-    def restore_fp(token: Any) -> None:
-        return None
+    # NOTE: CuPy casts Python numbers to an array's dtype on the host, through NumPy, which warns
+    # when they overflow it (1e10 to float16): silenced as the NumPy backend's arithmetic is
+    quiet_fp: Any = _QUIET_FP
+    restore_fp: Any = _RESTORE_FP
 
     # fused primitives: one kernel each (Composite's formulas for other dtypes)
     relu = _fused("relu", lambda x: K.unary("relu", x))

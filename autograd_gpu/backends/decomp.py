@@ -81,6 +81,14 @@ class DecompBackend:
         """True for each matrix of ``a`` holding a NaN."""
         return self.xp.isnan(a).any(axis=(-2, -1))
 
+    def _nan_of_nan(self, a: Any, out: Any) -> Any:
+        """``out`` NaN wherever its matrix ``a`` holds a NaN, as LAPACK's answer is (cuSOLVER's
+        can hold infinities there)."""
+        if self.name == "numpy":
+            return out
+        return self.xp.where(self.has_nan(a)[..., None, None], self.xp.nan, out).astype(
+            out.dtype, copy=False)
+
     def cross(self, x: Any, y: Any, axis: int) -> Any:
         """The cross product of 3-vectors along ``axis`` of the broadcast ``x`` and ``y``."""
         xp = self.xp
@@ -147,13 +155,13 @@ class DecompBackend:
             return xp.empty(a.shape, a.dtype), xp.zeros(a.shape[:-2], "int32")
         try:
             with self._raising():
-                return xp.linalg.inv(a), xp.zeros(a.shape[:-2], "int32")
+                return self._nan_of_nan(a, xp.linalg.inv(a)), xp.zeros(a.shape[:-2], "int32")
         except self._bad():
             pass
         info = self.lu_info(a)
         bad = (info != 0)[..., None, None]
         out = xp.linalg.inv(xp.where(bad, xp.eye(a.shape[-1], dtype=a.dtype), a))
-        return xp.where(bad, xp.nan, out).astype(a.dtype, copy=False), info
+        return self._nan_of_nan(a, xp.where(bad, xp.nan, out).astype(a.dtype, copy=False)), info
 
     def solve_ex(self, a: Any, b: Any) -> tuple[Any, Any]:
         """``(x, info)`` with ``a @ x = b`` for ``a`` (..., n, n) and ``b`` (..., n, k), the
@@ -166,13 +174,13 @@ class DecompBackend:
             return xp.zeros(b.shape, b.dtype), xp.zeros(batch, "int32")
         try:
             with self._raising():
-                return xp.linalg.solve(a, b), xp.zeros(batch, "int32")
+                return self._nan_of_nan(a, xp.linalg.solve(a, b)), xp.zeros(batch, "int32")
         except self._bad():
             pass
         info = self.lu_info(a)
         bad = (info != 0)[..., None, None]
         out = xp.linalg.solve(xp.where(bad, xp.eye(a.shape[-1], dtype=a.dtype), a), b)
-        return xp.where(bad, xp.nan, out).astype(b.dtype, copy=False), info
+        return self._nan_of_nan(a, xp.where(bad, xp.nan, out).astype(b.dtype, copy=False)), info
 
     def solve_triangular(self, a: Any, b: Any, upper: bool, unitriangular: bool) -> Any:
         """``x`` with ``T @ x = b``, ``T`` the upper or lower triangle of ``a`` (its diagonal
@@ -378,7 +386,8 @@ class DecompBackend:
         out = xp.linalg.solve(v - u, v + u)
         for i in range(steps):
             out = xp.where((s > i)[..., None, None], out @ out, out)
-        return out.astype(dtype, copy=False)
+        # NOTE: C order as PyTorch's; CuPy's solve answers in column-major order
+        return xp.ascontiguousarray(out.astype(dtype, copy=False))
 
     def pinv(self, a: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
         """The pseudo-inverse: singular values (or |eigenvalues|) at or below

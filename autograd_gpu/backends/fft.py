@@ -11,7 +11,8 @@ class FftBackend:
     xp: Any
 
     def conjugate(self, z: Any) -> Any:
-        return self.xp.conjugate(z)
+        # NOTE: in z's own layout (order K), as PyTorch's result; CuPy's ufuncs give C order
+        return self.xp.conjugate(z, out=self.xp.empty_like(z))
 
     def angle(self, z: Any) -> Any:
         return self.xp.angle(z)

@@ -26,6 +26,29 @@ class PointwiseBackend:
     copy: Any  # the backend's own entries these build on
     sign: Any
 
+    # ---- exact widening -----------------------------------------------------------------------
+    def widen_exact(self, x: Array) -> Array:
+        """``x`` as float64, exactly. NOTE: CuPy compiles its kernels with ``-ftz=true``, so its
+        float32 kernels (a cast too) read subnormals as zero; here they are rebuilt from their
+        bits (``mantissa * 2**-149``), which needs no float32 arithmetic."""
+        xp = self.xp
+        wide = x.astype("float64")
+        if getattr(self, "name", "numpy") == "numpy" or x.dtype != xp.float32:
+            return wide
+        bits = x.view(xp.int32)
+        frac = bits & 0x7FFFFF
+        tiny = ((bits & 0x7F800000) == 0) & (frac != 0)
+        mag = frac.astype("float64") * 2.0**-149
+        return xp.where(tiny, xp.where(bits < 0, -mag, mag), wide)
+
+    def frexp(self, x: Array) -> tuple[Array, Array]:
+        """``(mantissa, exponent)`` of float ``x``: the mantissa in ``x``'s dtype, in
+        ``[0.5, 1)`` (or 0, inf, NaN as ``x``), the exponent int32; subnormals too (see
+        ``widen_exact``)."""
+        xp = self.xp
+        m, e = xp.frexp(self.widen_exact(x) if x.dtype == xp.float32 else x)
+        return m.astype(x.dtype, copy=False), e.astype("int32", copy=False)
+
     # ---- NumPy's ufuncs, as they are ---------------------------------------------------------
     def tan(self, x: Array) -> Array:
         return self.xp.tan(x)

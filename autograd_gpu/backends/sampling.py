@@ -127,7 +127,7 @@ class SamplingBackend:
         among those left; zero weights sort last.
         """
         xp = self.xp
-        p = probs.astype("float64")
+        p = self.widen_exact(probs)  # NOTE: float32 subnormal weights kept on CUDA too
         p = p / p.max(axis=1, keepdims=True)  # NOTE: sums of huge weights stay finite
         rows, k = p.shape
         if replacement:

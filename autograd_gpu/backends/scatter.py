@@ -39,7 +39,10 @@ class ScatterBackend:
         combined (floor division for integer dtypes, as PyTorch's); positions that take no
         value keep theirs."""
         if reduce == "set":
-            out[key] = values
+            if self.name == "numpy":  # NOTE: sequential: the last of repeated positions wins
+                out[key] = values
+            else:
+                self._set_last(out, key, values)
             return
         if not include_self:
             out[key] = self.reduce_identity(reduce, out.dtype)
@@ -83,6 +86,28 @@ class ScatterBackend:
             self.index_add(out, key, values)
         else:
             self._segment_combine(out, key, values, reduce)
+
+    def _set_last(self: Any, out: Array, key: tuple[Any, ...], values: Array) -> None:
+        """``out[key] = values`` where the last value sent to a repeated position wins, as on
+        PyTorch's CPU (CuPy's parallel assignment lets any of them win): the positions sorted
+        by (position, order sent), the last of each run written."""
+        xp = self.xp
+        parts = key if isinstance(key, tuple) else (key,)
+        if not any(getattr(k, "dtype", None) is not None and k.dtype.kind in "iu" and k.size > 1
+                   for k in parts):  # NOTE: slices, masks, one position: nothing repeats
+            out[key] = values
+            return
+        pos = xp.arange(out.size, dtype="int64").reshape(out.shape)[key]
+        if not pos.size:
+            return
+        vals = xp.broadcast_to(xp.asarray(values, dtype=out.dtype), pos.shape).reshape(-1)
+        pos = pos.reshape(-1)
+        n = pos.size
+        order = xp.argsort(pos * n + xp.arange(n, dtype="int64"))  # NOTE: unique keys
+        pos = pos[order]
+        last = xp.ones(n, dtype="bool")
+        last[:-1] = pos[1:] != pos[:-1]
+        out[xp.unravel_index(pos[last], out.shape)] = vals[order[last]]
 
     def _segment_combine(self: Any, out: Array, key: tuple[Any, ...], values: Array,
                          reduce: str) -> None:

@@ -389,8 +389,8 @@ class _IndexPut(E.Node):
 
     def forward(self, x: Any, v: Any) -> Any:
         out = self.backend.copy(x)
-        if not self.empty:
-            out[self.key] = v
+        if not self.empty:  # NOTE: the last of repeated positions wins, on CUDA too
+            self.backend.scatter_reduce_into(out, self.key, v, "set")
         self.v_shape = v.shape
         return out
 

@@ -90,7 +90,7 @@ def multinomial(input: Tensor, num_samples: Any = _REQUIRED, replacement: Any = 
         p = be.reshape(p, (rows, k))
         if be.any_true(~(p >= 0) | be.xp.isinf(p)):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if be.any_true(~(p.sum(axis=1) > 0)):
+        if be.any_true(~(be.widen_exact(p).sum(axis=1) > 0)):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         return be.reshape(be.multinomial(gen, p, n, replacement), shape)
 

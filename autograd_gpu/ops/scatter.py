@@ -278,7 +278,7 @@ class ScatterFill(Node):
         key = b.along_axis_key(idx, d) if idx.size and out.size else None
         value = v if v is not None else self.value
         if key is not None and self.reduce == "set":
-            out[key] = value
+            b.scatter_reduce_into(out, key, value, "set")
         elif key is not None:
             vals = b.broadcast_to(b.asarray(value, dtype=out.dtype), idx.shape)
             b.scatter_reduce_into(out, key, vals, self.reduce)

@@ -409,9 +409,21 @@ BINARY_REF: dict[str, Any] = {
     "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
     "div": lambda x, y: x / y, "pow": lambda x, y: x**y,
     "maximum": lambda x, y: cp.maximum(x, y), "minimum": lambda x, y: cp.minimum(x, y),
+    # NOTE: NumPy's float floor_divide goes through fmod as PyTorch's does; CuPy's does not
+    "floor_divide": lambda x, y: _host_floor_divide(x, y),
     "eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
     "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y,
 }
+
+
+def _host_floor_divide(x: Any, y: Any) -> Any:
+    dtype = x.dtype
+    wide = np.float32 if dtype == np.float16 else dtype  # NOTE: float16 computes in float32
+    with np.errstate(over="ignore"):  # NOTE: float16 rounds large quotients to inf
+        got = np.floor_divide(cp.asnumpy(x).astype(wide), cp.asnumpy(y).astype(wide))
+        return cp.asarray(got.astype(dtype))
+
+
 BINARY_SHAPES = [((0,), (0,)), ((1,), (1,)), ((31,), (31,)), ((1025,), (1,)),
                  ((BIG,), (BIG,)), ((33, 31), (31,)), ((33, 1), (1, 31)),
                  ((), (5,)), ((2, 3, 4, 5), (3, 1, 5))]
@@ -430,6 +442,8 @@ def _operands(op: str, xs: tuple[int, ...], ys: tuple[int, ...], dtype: str,
 def _binary_close(op: str, got: Any, want: Any, dtype: str) -> None:
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
         assert got.dtype == np.bool_ and _dense(got)
+        np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(want))
+    elif op == "floor_divide":  # NOTE: exact: fmod and one rounded division, as the reference
         np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(want))
     else:
         _close(got, want, dtype, scale=2)
@@ -561,7 +575,7 @@ def test_elementwise_results_are_laid_out_as_torch() -> None:
             _close(got, x * y, "float64")
             got = ck.binary("mul", y, x)
             assert _strides(got, False) == _strides(ty * tx, True), (ky, kx)
-            cond = x > 1.5
+            cond = ck.binary("gt", x, 1.5)  # NOTE: CuPy's own `x > 1.5` would be C order
             got = ck.where(cond, y, x)
             assert _strides(got, False) == _strides(torch.where(tx > 1.5, ty, tx), True), (kx, ky)
             _close(got, cp.where(cond, y, x), "float64")

@@ -325,7 +325,9 @@ def test_zeta_domain(device: str) -> None:
     q = [-math.inf, -50.5, -2.0, -1.5, -0.0, 0.0, 1e-300, 0.5, 1.0, 2.0, 1e9, 1e20, math.inf,
          math.nan]
     a, b = (np.array(v).ravel() for v in np.meshgrid(s, q))
-    compare(lambda m: m.special.zeta(_lib(m, a, device), _lib(m, b, device)), rtol=1e-12, atol=0)
+    # NOTE: the GPU's pow/exp are within 2 ulp, not correctly rounded: a few 1e-12 apart
+    rtol = 1e-12 if device == "cpu" else 1e-11
+    compare(lambda m: m.special.zeta(_lib(m, a, device), _lib(m, b, device)), rtol=rtol, atol=0)
 
 
 @pytest.mark.parametrize("n", [2, 3, 7])
