@@ -29,11 +29,19 @@ def _batch(s: tuple[int, ...], t: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(b if a == 1 else a for a, b in zip(s, t))
 
 
+def _real_dtype(dtype: Any) -> Any:
+    """The dtype of a ``dtype`` number's real part (``complex64`` -> ``float32``)."""
+    import numpy as np
+
+    return np.zeros((), dtype).real.dtype
+
+
 class DecompBackend:
     """The decomp family's primitives; ``self`` is the backend object."""
 
     xp: Any
     name: str
+    to_host: Any  # the backend's own entry
 
     # ---- errors --------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -105,10 +113,11 @@ class DecompBackend:
         """``(sign, log|det|)`` of each matrix; sign 0 and -inf for a singular one (LAPACK's
         getrf met an exactly zero pivot)."""
         xp = self.xp
+        real = _real_dtype(a.dtype)  # NOTE: a complex matrix has a complex sign, a real log
         if a.size == 0:
-            return xp.ones(a.shape[:-2], a.dtype), xp.zeros(a.shape[:-2], a.dtype)
+            return xp.ones(a.shape[:-2], a.dtype), xp.zeros(a.shape[:-2], real)
         sign, logabs = xp.linalg.slogdet(a)
-        return xp.asarray(sign, a.dtype), xp.asarray(logabs, a.dtype)
+        return xp.asarray(sign, a.dtype), xp.asarray(logabs, real)
 
     def det(self, a: Any) -> Any:
         xp = self.xp
@@ -348,13 +357,34 @@ class DecompBackend:
         """``(eigenvalues, eigenvectors)`` (or the eigenvalues) of a symmetric matrix, read
         from its ``uplo`` triangle, eigenvalues ascending."""
         xp = self.xp
+        real = _real_dtype(a.dtype)  # NOTE: a Hermitian matrix has real eigenvalues
         if a.size == 0:
-            w = xp.zeros(a.shape[:-1], a.dtype)
+            w = xp.zeros(a.shape[:-1], real)
             return (w, xp.zeros(a.shape, a.dtype)) if compute_v else w
         if not compute_v:
-            return xp.linalg.eigvalsh(a, UPLO=uplo).astype(a.dtype, copy=False)
+            return xp.linalg.eigvalsh(a, UPLO=uplo).astype(real, copy=False)
         w, v = xp.linalg.eigh(a, UPLO=uplo)
-        return w.astype(a.dtype, copy=False), v
+        return w.astype(real, copy=False), v
+
+    def eig(self, a: Any, compute_v: bool = True) -> Any:
+        """``(eigenvalues, eigenvectors)`` (or the eigenvalues) of a general square matrix,
+        complex (complex64 for float32 and complex64 input), in LAPACK geev's order and
+        normalisation (unit columns, largest component real), as PyTorch's.
+
+        NOTE: on CUDA through the host (NumPy's geev), as PyTorch's CUDA eig goes through
+        MAGMA's host routine: cuSOLVER's geev orders and scales its answer differently."""
+        import numpy as np
+
+        xp = self.xp
+        cplx = np.result_type(a.dtype, np.complex64)
+        if a.size == 0:
+            w = xp.zeros(a.shape[:-1], cplx)
+            return (w, xp.zeros(a.shape, cplx)) if compute_v else w
+        host = a if self.name == "numpy" else self.to_host(a)
+        if not compute_v:
+            return xp.asarray(np.linalg.eigvals(host).astype(cplx, copy=False))
+        w, v = np.linalg.eig(host)
+        return xp.asarray(w.astype(cplx, copy=False)), xp.asarray(v.astype(cplx, copy=False))
 
     # ---- matrix functions -----------------------------------------------------------------
     def matrix_exp(self, a: Any) -> Any:

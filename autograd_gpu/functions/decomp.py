@@ -42,7 +42,7 @@ def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: N803  (PyTo
         >>> det(tensor([[2.0, 1.0], [1.0, 3.0]]))
         tensor(5.)
     """
-    U.check_matrix("linalg.det", A, square=True)
+    U.check_matrix("linalg.det", A, square=True, complex_ok=True)
     U.no_half(A, kernel="lu")
     return U.finish("linalg_det", D.Det.apply(A), out, (A,))
 
@@ -55,7 +55,7 @@ def linalg_slogdet(A: Tensor, *, out: Any = None) -> Any:  # noqa: N803
 
 
 def _slogdet(A: Tensor, out: Any, kind: Any, fn: str) -> Any:  # noqa: N803
-    U.check_matrix("linalg.slogdet", A, square=True)
+    U.check_matrix("linalg.slogdet", A, square=True, complex_ok=True)
     U.no_half(A, fn="linalg.slogdet")
     sign, logabs = D.Slogdet.apply(A)
     return U.finish(fn, kind((sign, logabs)), out, (A,))
@@ -67,10 +67,16 @@ def slogdet(input: Tensor, *, out: Any = None) -> Any:  # noqa: A002
 
 
 def logdet(input: Tensor) -> Tensor:  # noqa: A002
-    """``log(det(A))``: NaN where the determinant is negative, -inf where it is 0."""
-    U.check_matrix("logdet", input, square=True)
+    """``log(det(A))``: NaN where a real determinant is negative, -inf where it is 0; complex
+    for a complex matrix."""
+    U.check_matrix("logdet", input, square=True, complex_ok=True)
     U.no_half(input, fn="logdet")
     sign, logabs = D.Slogdet.apply(input)
+    if input.dtype.is_complex:  # NOTE: log(det) on the principal branch: log|det| + i arg(det)
+        # (a singular matrix: -inf + nan j, as PyTorch's)
+        from .complex import complex as _complex  # NOTE: late: complex builds on decomp's peers
+
+        return _complex(logabs, sign.angle().where(sign != 0, float("nan")))
     return logabs.where(sign != -1, float("nan"))
 
 
@@ -78,7 +84,7 @@ def logdet(input: Tensor) -> Tensor:  # noqa: A002
 
 def _check_inv(A: Tensor) -> None:  # noqa: N803
     """PyTorch's checks of ``linalg.inv`` (``inv_ex``'s messages name ``linalg.inv`` too)."""
-    U.check_matrix("linalg.inv", A, square=True)
+    U.check_matrix("linalg.inv", A, square=True, complex_ok=True)
     U.no_half(A, fn="linalg.inv")
 
 
@@ -113,7 +119,7 @@ def _solve_args(fn: str, A: Tensor, B: Tensor, left: bool) -> bool:  # noqa: N80
     """PyTorch's checks of ``linalg.solve(A, B)``; True when ``B`` is a (batch of) vector(s)."""
     expect_tensor("linalg_solve", "A", 1, A)
     expect_tensor("linalg_solve", "B", 2, B)
-    U.check_floating("linalg.solve", A)
+    U.check_floating("linalg.solve", A, complex_ok=True)
     U.check_same_dtype("linalg.solve", A, B)
     U.check_same_device(A, B)
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import user_stacklevel
 from ..ops import decomp_spectral as S
+from ..ops.decomp import const
 from ..tensor import Tensor
 from . import decomp_util as U
 from .arith import _type_name
@@ -23,8 +24,11 @@ from .checks import expect_tensor, invalid_arguments
 _WARNED: set[str] = set()
 
 
-def _kernel_dtype(kernel: str, a: Tensor) -> None:
-    """PyTorch's NotImplementedError from a LAPACK kernel that takes float32/float64 only."""
+def _kernel_dtype(kernel: str, a: Tensor, complex_ok: bool = False) -> None:
+    """PyTorch's NotImplementedError from a LAPACK kernel that takes float32/float64 (and the
+    complex dtypes where ``complex_ok``) only."""
+    if complex_ok and a.dtype.is_complex:
+        return
     if not a.dtype.is_floating_point or a.dtype.name == "float16":
         raise NotImplementedError(f"\"{kernel}_{a._device.type}\" not implemented for "
                                   f"'{_type_name(a.dtype)}'")
@@ -134,7 +138,7 @@ def _check_eigh(A: Tensor, UPLO: Any) -> str:  # noqa: N803
     uplo = UPLO.upper() if isinstance(UPLO, str) else UPLO
     if uplo not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    _kernel_dtype("linalg_eigh", A)
+    _kernel_dtype("linalg_eigh", A, complex_ok=True)
     return str(uplo)
 
 
@@ -282,8 +286,49 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,  # noqa: N803
 def matrix_exp(A: Tensor) -> Tensor:  # noqa: N803
     """``exp(A) = sum_k A^k / k!`` of each square matrix (scaling and squaring with a Padé
     approximant); float16 computes in float32. Gradient: PyTorch's block-matrix form."""
-    U.check_matrix("linalg.matrix_exp", A, square=True)
+    U.check_matrix("linalg.matrix_exp", A, square=True, complex_ok=True)
     return S.MatrixExp.apply(A)  # type: ignore[no-any-return]
+
+
+# ---- general eigendecomposition ----------------------------------------------------------------
+
+def _check_eig(fn: str, A: Tensor) -> None:  # noqa: N803
+    U.check_matrix(f"linalg.{fn}", A, square=True, floating=False, arg="input")
+    if A.dtype.is_complex:
+        return
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"Unknown Complex ScalarType for {_type_name(A.dtype)}")
+    _kernel_dtype("linalg_eig_out", A)
+
+
+def eig(A: Tensor, *, out: Any = None) -> Any:  # noqa: N803
+    """``(eigenvalues, eigenvectors)`` of each square matrix, complex (complex64 for float32),
+    as LAPACK's geev gives them: in its order, each eigenvector a unit column whose largest
+    component is real.
+
+    The gradient is PyTorch's; a loss that depends on the eigenvectors' free phases (say
+    ``V.real.sum()``) is refused, as PyTorch refuses it. On CUDA the decomposition runs on the
+    host, as PyTorch's does.
+
+    Example:
+        >>> eig(tensor([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
+        tensor([2.+0.j, 3.+0.j])
+    """
+    _check_eig("eig", A)
+    w, v = S.Eig.apply(A)
+    return U.finish("linalg_eig", U.linalg_eig((w, v)), out, (A,))
+
+
+def eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: N803
+    """The eigenvalues of each square matrix, complex, in ``eig``'s order
+    (LinalgEigBackward0: the eigenvectors are computed too when a gradient is needed)."""
+    _check_eig("eigvals", A)
+    if _needs_grad(A):
+        w = S.Eig.apply(A)[0]
+    else:
+        S.check_finite_eig(A.backend, A._data)
+        w = const(A, A.backend.eig(A._data, compute_v=False))
+    return U.finish("linalg_eigvals", w, out, (A,))
 
 
 __all__: list[str] = ["qr", "svd", "pinverse", "matrix_exp"]

@@ -22,6 +22,7 @@ linalg_qr = RT.linalg_qr
 qr_type = RT.qr
 linalg_svd = RT.linalg_svd
 svd_type = RT.svd
+linalg_eig = RT.linalg_eig
 linalg_eigh = RT.linalg_eigh
 linalg_lstsq = RT.linalg_lstsq
 triangular_solve_type = RT.triangular_solve
@@ -31,9 +32,11 @@ EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16,
 
 
 def check_matrix(fn: str, a: Any, name: str = "A", square: bool = False,
-                 floating: bool = True, arg: str = "A", position: int = 1) -> None:
+                 floating: bool = True, arg: str = "A", position: int = 1,
+                 complex_ok: bool = False) -> None:
     """PyTorch's checks of a matrix argument of ``fn`` (``linalg.det``): a tensor, at least 2
-    dims, square (``square``), of a floating dtype (``floating``), in that order."""
+    dims, square (``square``), of a floating dtype (``floating``; complex too where
+    ``complex_ok``), in that order."""
     expect_tensor(fn.replace("linalg.", "linalg_").replace("torch.", ""), arg, position, a)
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
@@ -41,10 +44,18 @@ def check_matrix(fn: str, a: Any, name: str = "A", square: bool = False,
         raise RuntimeError(f"{fn}: {name} must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
     if floating:
-        check_floating(fn, a)
+        check_floating(fn, a, complex_ok)
 
 
-def check_floating(fn: str, a: Tensor) -> None:
+def check_floating(fn: str, a: Tensor, complex_ok: bool = False) -> None:
+    """PyTorch's refusal of an integer or bool matrix. A complex one is taken where the op
+    and its gradient handle complex numbers (``complex_ok``), else refused as not supported
+    yet (a gap of ours: PyTorch takes it)."""
+    if a.dtype.is_complex:
+        if not complex_ok:
+            raise RuntimeError(f"{fn}: complex inputs are not supported yet by autograd_gpu "
+                               f"(got {_type_name(a.dtype)})")
+        return
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_type_name(a.dtype)}")

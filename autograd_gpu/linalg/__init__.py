@@ -2,9 +2,12 @@
 gradient formulas (LAPACK through NumPy on the CPU, cuSOLVER through CuPy on CUDA; the ops live
 in ``ops/decomp.py``, the argument handling in ``functions/decomp.py``).
 
-Not here: ``eig``/``eigvals`` (complex results; the linalg ops are real-only so far), ``lu``,
-``lu_factor``, ``lu_solve``, ``ldl_*`` and ``householder_product`` (NumPy exposes no LU, LDL or
-Householder routines), ``vander``.
+Complex matrices: ``det``, ``slogdet``, ``inv``, ``inv_ex``, ``solve``, ``solve_ex``, ``eig``,
+``eigvals``, ``eigh``, ``eigvalsh`` and ``matrix_exp`` take them, with PyTorch's complex
+gradients; the others refuse them as not supported yet.
+
+Not here: ``lu``, ``lu_factor``, ``lu_solve``, ``ldl_*`` and ``householder_product`` (NumPy
+exposes no LU, LDL or Householder routines), ``vander``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from ..functions.decomp_norms import (
     vector_norm,
 )
 from ..functions.decomp_spectral import (
-    eigh, eigvalsh, linalg_qr as qr, linalg_svd as svd, lstsq, matrix_exp, matrix_rank, pinv,
+    eig, eigh, eigvals, eigvalsh, linalg_qr as qr, linalg_svd as svd, lstsq, matrix_exp, matrix_rank, pinv,
     svdvals,
 )
 from ..functions.linalg import matmul
@@ -26,8 +29,8 @@ from ..ops.decomp import LinAlgError
 from ._diagonal import diagonal
 
 __all__: list[str] = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-    "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+    "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
     "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot", "vector_norm",
 ]

@@ -94,22 +94,22 @@ class Det(Node):
 
 
 def det_backward(grad: Any, a: Any, det: Any) -> Any:
-    """PyTorch's gradient of ``det``: ``grad * det * A^-T`` (the cofactor matrix).
+    """PyTorch's gradient of ``det``: ``grad * conj(det) * A^-H`` (the cofactor matrix).
 
     NOTE: as PyTorch's, the first derivative of an exactly singular matrix (det == 0, LAPACK met
     a zero pivot) is 0 (PyTorch solves with its LU perturbed there, against a zero right-hand
-    side). Under create_graph, matrices with ``|det| < 100 eps`` take the SVD form of the
+    side). Under create_graph, real matrices with ``|det| < 100 eps`` take the SVD form of the
     cofactor matrix instead (right for singular matrices, and differentiable), the others the
-    solve.
+    solve; complex ones always the solve (our SVD is real-only).
     """
     n = a.shape[-1]
     if a.numel() == 0:
         return a * 0.0
-    d = diag_embed((grad * det).unsqueeze(-1).expand(tuple(det.shape) + (n,)))
-    if not is_grad_enabled():
+    d = diag_embed((grad * det.conj()).unsqueeze(-1).expand(tuple(det.shape) + (n,)))
+    if not is_grad_enabled() or a.dtype.is_complex:
         singular = (det == 0).unsqueeze(-1).unsqueeze(-1)
         safe = eye_like(a, n).expand(a.shape).where(singular, a)
-        return solve(safe.mT, d).where(~singular, 0.0)
+        return solve(safe.mH, d).where(~singular, 0.0)
     eps = 2.220446049250313e-16 if a.dtype.itemsize == 8 else 1.1920928955078125e-07
     near = (det.abs() < 100 * eps)._data
     return _masked_map(near, lambda x, dd, g: _cofactor_svd(x, g),
@@ -163,21 +163,30 @@ class Slogdet(Node):
 
     def forward(self, a: Any) -> tuple[Any, Any]:
         sign, logabs = self.backend.slogdet(a)
-        self.save_for_backward(a)
+        self.save_for_backward(a, sign)
         return sign, logabs
 
     def backward(self, grad_sign: Any, grad_logabs: Any = None) -> tuple[Any]:
-        # NOTE: the sign of a real determinant is piecewise constant: its gradient is ignored.
-        if grad_logabs is None:
+        # NOTE: the sign of a real determinant is piecewise constant: its gradient is ignored;
+        # a complex one's moves on the unit circle: ``g = g_logabs - i imag(conj(g_sign) sign)``
+        # (PyTorch's slogdet_backward), then ``g A^-H``.
+        a, sign = self.saved_tensors
+        g = grad_logabs
+        if a.dtype.is_complex:
+            if grad_sign is not None:
+                turn = (grad_sign.conj() * sign).imag * -1j
+                g = turn if g is None else g + turn
+            elif g is not None:
+                g = g.to(a.dtype)
+        if g is None:
             return (None,)
-        (a,) = self.saved_tensors
         n = a.shape[-1]
         if a.numel() == 0:
             return (a * 0.0,)
-        d = diag_embed(grad_logabs.unsqueeze(-1).expand(tuple(grad_logabs.shape) + (n,)))
+        d = diag_embed(g.unsqueeze(-1).expand(tuple(g.shape) + (n,)))
         # NOTE: a singular matrix gives NaN here (PyTorch's LU solve gives inf/NaN); under
         # create_graph PyTorch calls linalg.solve, which refuses it, and so do we.
-        return (solve(a.mT, d, check=is_grad_enabled()),)
+        return (solve(a.mH, d, check=is_grad_enabled()),)
 
 
 # ---- inverses and solves -----------------------------------------------------------------------
@@ -206,8 +215,8 @@ class InvEx(Node):
         (inv,) = self.saved_tensors
         if grad is None:
             return (None,)
-        inv_t = inv.mT
-        return (-(inv_t @ grad @ inv_t),)
+        inv_h = inv.mH
+        return (-(inv_h @ grad @ inv_h),)
 
 
 class SolveEx(Node):
@@ -246,12 +255,12 @@ class SolveEx(Node):
         if grad is None:
             return None, None
         need = self.needs_input_grad
-        g_b = solve(a.mT, grad, left=self.left, vector=self.vector, check=False)
+        g_b = solve(a.mH, grad, left=self.left, vector=self.vector, check=False)
         g_a = None
         if need[0]:
             gb_m = g_b.unsqueeze(-1) if self.vector else g_b
             x_m = x.unsqueeze(-1) if self.vector else x
-            g_a = reduce_grad(-(gb_m @ x_m.mT) if self.left else -(x_m.mT @ gb_m),
+            g_a = reduce_grad(-(gb_m @ x_m.mH) if self.left else -(x_m.mH @ gb_m),
                               tuple(self.shapes[0]))
         return g_a, reduce_grad(g_b, tuple(self.shapes[1])) if need[1] else None
 

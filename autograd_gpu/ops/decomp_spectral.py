@@ -22,6 +22,15 @@ def _check_finite(b: Any, a: Any) -> None:
                           "converge because the input matrix contained non-finite values.")
 
 
+def _check_phase(fn: str, vhgv: Any) -> None:
+    """PyTorch's refusal of a loss that depends on the free phase ``e^{i phi}`` of complex
+    eigenvectors: ``imag(diag(V^H gV))`` not within 1e-2 of 0 (its allclose bounds)."""
+    if not bool(vhgv.diagonal(0, -2, -1).imag.abs().le(1e-2).all()):
+        raise RuntimeError(f"{fn}: The eigenvectors in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends on "
+                           "this quantity, so it is ill-defined.")
+
+
 # ---- QR ----------------------------------------------------------------------------------------
 
 class Qr(Node):
@@ -187,16 +196,70 @@ class Eigh(Node):
         if grad_v is None:
             if grad_w is None:
                 return (None,)
-            return (v @ (grad_w.unsqueeze(-1) * v.mT),)
+            return (v @ (grad_w.unsqueeze(-1) * v.mH),)
         n = w.shape[-1]
         eye = eye_mask(w, n)
-        vhgv = v.mT @ grad_v
-        vhgv = 0.5 * (vhgv - vhgv.mT)
+        vhgv = v.mH @ grad_v
+        if v.dtype.is_complex:
+            _check_phase("linalg_eigh_backward", vhgv)
+        vhgv = 0.5 * (vhgv - vhgv.mH)
         e = (w.unsqueeze(-2) - w.unsqueeze(-1)).where(~eye, 1.0)  # e[i, j] = w_j - w_i
         g = (vhgv / e).where(~eye, 0.0)
         if grad_w is not None:
             g = g + diag_embed(grad_w)
-        return (v @ (g @ v.mT),)
+        return (v @ (g @ v.mH),)
+
+
+def check_finite_eig(b: Any, a: Any) -> None:
+    """PyTorch's refusal of a matrix holding inf or NaN by ``linalg.eig`` (its ``eigvals``
+    does not check, and its LAPACK call then crashes: ours says ``eig``'s words)."""
+    if a.size and not bool(b.xp.isfinite(a).all()):
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+
+
+class Eig(Node):
+    """``linalg.eig`` (LinalgEigBackward0): outputs ``(eigenvalues, eigenvectors)``, complex;
+    ``linalg.eigvals`` takes the eigenvalues (the vectors are still computed for backward)."""
+
+    node_name = "LinalgEigBackward0"
+
+    def forward(self, a: Any) -> tuple[Any, Any]:
+        b = self.backend
+        check_finite_eig(b, a)
+        w, v = b.eig(a)
+        v = b.f_order(v)
+        self.real_input = a.dtype.kind != "c"
+        self.save_for_backward(w, v)
+        return w, v
+
+    def backward(self, grad_w: Any, grad_v: Any = None) -> tuple[Any]:
+        """PyTorch's ``linalg_eig_backward``: with ``VhgV = V^H gV`` projected to keep the
+        columns' unit norm (``VhgV - V^H V diag(re(diag VhgV))``), divided elementwise by
+        ``conj(L_j - L_i)`` off the diagonal, ``gL`` on it, and conjugated by ``V^-H``:
+        ``gA = V^-H (...) V^H``; real for a real ``A``. A loss that depends on the arbitrary
+        phase of each eigenvector (``imag(diag(V^H gV)) != 0``) is refused, as PyTorch's."""
+        w, v = self.saved_tensors
+        if grad_w is None and grad_v is None:
+            return (None,)
+        from ..functions.decomp import solve  # NOTE: late: functions/ builds on ops/
+
+        vh = v.mH
+        if grad_v is None:
+            g = solve(vh, grad_w.unsqueeze(-1) * vh)
+        else:
+            vhgv = vh @ grad_v
+            diag = vhgv.diagonal(0, -2, -1)
+            _check_phase("linalg_eig_backward", vhgv)
+            vhgv = vhgv - vh @ (v * diag.real.unsqueeze(-2))
+            n = w.shape[-1]
+            eye = eye_mask(w, n)
+            lc = w.conj()
+            econj = (lc.unsqueeze(-2) - lc.unsqueeze(-1)).where(~eye, 1.0)
+            inner = (vhgv / econj).where(~eye, 0.0)
+            if grad_w is not None:
+                inner = inner + diag_embed(grad_w)
+            g = solve(vh, inner @ vh)
+        return (g.real if self.real_input else g,)
 
 
 # ---- pseudo-inverse, least squares, rank -------------------------------------------------------
@@ -327,10 +390,10 @@ class MatrixExp(Node):
         (a,) = self.saved_tensors
         n = a.shape[-1]
         # NOTE: the Fréchet derivative in direction G, adjoint: the top-right block of
-        # exp([[A^T, G], [0, A^T]]) (as PyTorch's linalg_matrix_exp_differential).
+        # exp([[A^H, G], [0, A^H]]) (as PyTorch's linalg_matrix_exp_differential).
         from ..functions import cat  # NOTE: late: functions/ builds on ops/
 
-        at = a.mT
+        at = a.mH
         zeros = at.new_zeros(tuple(at.shape))
         block = cat([cat([at, grad], -1), cat([zeros, at], -1)], -2)
         return (MatrixExp.apply(block)[..., :n, n:],)
