@@ -327,8 +327,9 @@ class DecompBackend:
         m, n = a.shape[-2:]
         k = min(m, n)
         batch = a.shape[:-2]
+        real = _real_dtype(a.dtype)  # NOTE: singular values are real, for complex A too
         if a.size == 0:
-            s = xp.zeros(batch + (k,), a.dtype)
+            s = xp.zeros(batch + (k,), real)
             if not compute_uv:
                 return s
             u = xp.zeros(batch + ((m, m) if full_matrices else (m, k)), a.dtype)
@@ -344,13 +345,13 @@ class DecompBackend:
         if any_bad:
             a = xp.where(bad[..., None, None], 0, a)
         if not compute_uv:
-            s = xp.linalg.svd(a, compute_uv=False).astype(a.dtype, copy=False)
-            return xp.where(bad[..., None], xp.nan, s).astype(a.dtype) if any_bad else s
+            s = xp.linalg.svd(a, compute_uv=False).astype(real, copy=False)
+            return xp.where(bad[..., None], xp.nan, s).astype(real) if any_bad else s
         u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
-        s = s.astype(a.dtype, copy=False)
+        s = s.astype(real, copy=False)
         if any_bad:
             u, vh = (xp.where(bad[..., None, None], xp.nan, t).astype(a.dtype) for t in (u, vh))
-            s = xp.where(bad[..., None], xp.nan, s).astype(a.dtype)
+            s = xp.where(bad[..., None], xp.nan, s).astype(real)
         return u, s, vh
 
     def eigh(self, a: Any, uplo: str, compute_v: bool = True) -> Any:

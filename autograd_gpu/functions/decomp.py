@@ -188,7 +188,7 @@ def solve_triangular(A: Tensor, B: Tensor, *,  # noqa: N803
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x"
                            f"{B.shape[-1]})")
     U.broadcast_batch(fn, tuple(B.shape[:-2]), tuple(A.shape[:-2]))
-    if not A.dtype.is_floating_point or A.dtype.name == "float16":
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype.name == "float16":
         raise NotImplementedError(f"\"triangular_solve_{A._device.type}\" not implemented for "
                                   f"'{_type_name(A.dtype)}'")
     if B.dtype is not A.dtype:
@@ -247,7 +247,9 @@ def _solver_checks(fn: str, b: Tensor, A: Tensor) -> None:  # noqa: N803
 # ---- Cholesky ----------------------------------------------------------------------------------
 
 def _check_cholesky(fn: str, A: Tensor) -> None:  # noqa: N803
-    U.check_matrix(fn, A, square=True, floating=fn != "cholesky")
+    U.check_matrix(fn, A, square=True, floating=fn != "cholesky", complex_ok=True)
+    if A.dtype.is_complex:
+        return
     if not A.dtype.is_floating_point or A.dtype.name == "float16":
         raise NotImplementedError(f"\"cholesky_{A._device.type}\" not implemented for "
                                   f"'{_type_name(A.dtype)}'")

@@ -74,7 +74,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro",  # noqa: A002,N803
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    U.check_floating("linalg.matrix_norm", A)
+    U.check_floating("linalg.matrix_norm", A, complex_ok=True)
     dims = tuple(dim)
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
@@ -96,7 +96,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro",  # noqa: A002,N803
         shape = [1 if i in (d0, d1) else s for i, s in enumerate(A.shape)]
         if not keepdim:
             shape = [s for i, s in enumerate(shape) if i not in (d0, d1)]
-        result = A.new_zeros(tuple(shape), dtype=dtype or A.dtype)
+        result = A.new_zeros(tuple(shape), dtype=dtype or A.dtype.to_real())
     elif ord == "fro":
         result = vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     elif spectral:
@@ -183,7 +183,7 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:  # n
         big, small = s[..., :1], s[..., -1:]
         result = (small / big if p == -2 else big / small).squeeze(-1)
         return U.finish("linalg_cond", result, out, (A,))
-    U.check_floating("linalg.cond", A)
+    U.check_floating("linalg.cond", A, complex_ok=True)
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they "
                            f"are {A.shape[-2]} by {A.shape[-1]} matrices")
@@ -322,9 +322,13 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) ->
     """The dot product of ``x`` and ``y`` along ``dim`` (broadcast)."""
     expect_tensor("linalg_vecdot", "x", 1, x)
     expect_tensor("linalg_vecdot", "y", 2, y)
-    U.check_floating("linalg.vecdot", x)
+    U.check_floating("linalg.vecdot", x, complex_ok=True)
     U.check_same_dtype("linalg.vecdot", x, y, names=("x", "y"))
-    if x.ndim == 1 and y.ndim == 1:
+    if x.dtype.is_complex:  # NOTE: x conjugated, as PyTorch's
+        from .complex import conj  # NOTE: late: complex is a later family
+
+        result = (conj(x) * y).sum(dim)
+    elif x.ndim == 1 and y.ndim == 1:
         result = _Vdot.apply(x, y)
     else:
         result = (x * y).sum(dim)
@@ -367,7 +371,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor: 
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
     square = A.reshape(cols, cols)
-    U.check_matrix("linalg.inv", square, square=True)
+    U.check_matrix("linalg.inv", square, square=True, complex_ok=True)
     U.no_half(square, fn="linalg.inv")
     try:
         result = D.InvEx.apply(square, check=True)[0]

@@ -44,11 +44,11 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:  # n
     """``linalg.qr``: ``(Q, R)`` with ``A = Q R``, ``Q`` orthonormal columns, ``R`` upper
     triangular. ``mode``: 'reduced' (``Q`` (m, k), ``R`` (k, n)), 'complete' (``Q`` (m, m)) or
     'r' (``R`` only; ``Q`` empty, and no gradient)."""
-    U.check_matrix("linalg.qr", A)
+    U.check_matrix("linalg.qr", A, complex_ok=True)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
                            "(default), 'r', or 'complete'")
-    _kernel_dtype("geqrf", A)
+    _kernel_dtype("geqrf", A, complex_ok=True)
     q, r = S.Qr.apply(A, mode=mode)
     return U.finish("linalg_qr", U.linalg_qr((q, r)), out, (A,))
 
@@ -59,8 +59,8 @@ def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:  # noqa: A0
     if "qr" not in _WARNED:
         _WARNED.add("qr")
         warnings.warn(_QR_DEPRECATED, UserWarning, stacklevel=user_stacklevel())
-    U.check_matrix("linalg.qr", input)
-    _kernel_dtype("geqrf", input)
+    U.check_matrix("linalg.qr", input, complex_ok=True)
+    _kernel_dtype("geqrf", input, complex_ok=True)
     q, r = S.Qr.apply(input, mode="reduced" if some else "complete")
     return U.finish("qr", U.qr_type((q, r)), out, (input,))
 
@@ -75,7 +75,7 @@ _QR_DEPRECATED = (
 # ---- SVD ---------------------------------------------------------------------------------------
 
 def _check_svd(A: Tensor, driver: Any) -> None:  # noqa: N803
-    U.check_matrix("linalg.svd", A)
+    U.check_matrix("linalg.svd", A, complex_ok=True)
     if driver is not None:
         if A._device.type != "cuda":
             raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
@@ -84,7 +84,7 @@ def _check_svd(A: Tensor, driver: Any) -> None:  # noqa: N803
             raise RuntimeError("torch.linalg.svd: unknown svd driver " + str(driver) +
                                " in svd_cusolver computation. Available options are: gesvd, "
                                "gesvdj, gesvda")
-    _kernel_dtype("linalg_svd", A)
+    _kernel_dtype("linalg_svd", A, complex_ok=True)
 
 
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None,  # noqa: N803
@@ -121,7 +121,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *,  # noqa: A
     _check_svd(input, None)
     if compute_uv:
         u, s, vh = S.Svd.apply(input, full_matrices=not some)
-        v = vh.mT
+        v = vh.mH
     else:
         s = svdvals(input)
         m, n = input.shape[-2:]
@@ -188,6 +188,8 @@ def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = N
         raise invalid_arguments("linalg_pinv", (A,), {"rcond": rcond, "atol": atol}
                                 if atol is not None else {"rcond": rcond, "rtol": rtol})
     expect_tensor("linalg_pinv", "input", 1, A)
+    if A.dtype.is_complex:
+        U.check_floating("linalg.pinv", A)  # NOTE: refused, as not supported yet
     if A.ndim < 2 or not A.dtype.is_floating_point or A.dtype.name == "float16":
         raise RuntimeError(f"linalg.pinv({_type_name(A.dtype)}{{{list(A.shape)}}}): expected a "
                            "tensor with 2 or more dimensions of float, double, cfloat or cdouble "
@@ -218,6 +220,8 @@ def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *,  # noqa:
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 "
                            "dimensions.")
+    if A.dtype.is_complex:
+        U.check_floating("linalg.matrix_rank", A)  # NOTE: refused, as not supported yet
     if not A.dtype.is_floating_point or A.dtype.name == "float16":
         raise RuntimeError("This function doesn't handle types other than float and double")
     if hermitian:
@@ -260,6 +264,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,  # noqa: N803
     vector = B.ndim == A.ndim - 1
     if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
         raise RuntimeError(f"{fn}: input.size(-2) should match other.size(-2)")
+    if A.dtype.is_complex:
+        U.check_floating(fn, A)  # NOTE: refused, as not supported yet
     if not A.dtype.is_floating_point or A.dtype.name == "float16":
         raise RuntimeError("This function doesn't handle types other than float and double")
     cuda = A._device.type == "cuda"

@@ -2,9 +2,12 @@
 gradient formulas (LAPACK through NumPy on the CPU, cuSOLVER through CuPy on CUDA; the ops live
 in ``ops/decomp.py``, the argument handling in ``functions/decomp.py``).
 
-Complex matrices: ``det``, ``slogdet``, ``inv``, ``inv_ex``, ``solve``, ``solve_ex``, ``eig``,
-``eigvals``, ``eigh``, ``eigvalsh`` and ``matrix_exp`` take them, with PyTorch's complex
-gradients; the others refuse them as not supported yet.
+Complex matrices: ``det``, ``slogdet``, ``inv``, ``inv_ex``, ``solve``, ``solve_ex``,
+``solve_triangular``, ``cholesky``, ``cholesky_ex``, ``qr``, ``svd``, ``svdvals``, ``eig``,
+``eigvals``, ``eigh``, ``eigvalsh``, ``matrix_exp``, ``matrix_norm``, ``norm``, ``cond``,
+``vecdot``, ``tensorinv`` and ``tensorsolve`` take them, with PyTorch's complex gradients (and
+its refusal of losses that depend on eigen- or singular vectors' free phases); ``pinv``,
+``lstsq`` and ``matrix_rank`` refuse them as not supported yet.
 
 Not here: ``lu``, ``lu_factor``, ``lu_solve``, ``ldl_*`` and ``householder_product`` (NumPy
 exposes no LU, LDL or Householder routines), ``vander``.

@@ -297,11 +297,11 @@ class SolveTriangular(Node):
     def backward(self, grad: Any) -> tuple[Any, Any]:
         a, x = self.saved_tensors
         need = self.needs_input_grad
-        g_b = SolveTriangular.apply(a.mT, grad, upper=not self.upper, left=self.left,
+        g_b = SolveTriangular.apply(a.mH, grad, upper=not self.upper, left=self.left,
                                     unitriangular=self.unitriangular)
         g_a = None
         if need[0]:
-            g_a = -(g_b @ x.mT) if self.left else -(x.mT @ g_b)
+            g_a = -(g_b @ x.mH) if self.left else -(x.mH @ g_b)
             g_a = triangle(g_a, self.upper, (1 if self.upper else -1) if self.unitriangular else 0)
             g_a = reduce_grad(g_a, tuple(self.shapes[0]))
         return g_a, reduce_grad(g_b, tuple(self.shapes[1])) if need[1] else None
@@ -390,11 +390,12 @@ class CholeskyEx(Node):
 
 def cholesky_backward(grad: Any, factor: Any, upper: bool) -> Any:
     """PyTorch's Cholesky gradient (Murray 2016): with ``Phi = tril(L^H gL)`` and its diagonal
-    halved, ``gA = L^-H sym(Phi) L^-1``, symmetric."""
-    low, g = (factor.mT, grad.mT) if upper else (factor, grad)
-    phi = triangle(low.mT @ g, upper=False)
-    phi = 0.5 * (phi + triangle(phi, upper=False, k=-1).mT)
-    out = solve_triangular(low.mT, phi, upper=True)
+    halved, ``gA = L^-H sym(Phi) L^-1``, ``sym(X) = (X + X^H) / 2``: Hermitian."""
+    low, g = (factor.mH, grad.mH) if upper else (factor, grad)
+    x = low.mH @ g
+    phi = triangle(x, upper=False) - 0.5 * diag_embed(x.diagonal(0, -2, -1))
+    phi = 0.5 * (phi + phi.mH)
+    out = solve_triangular(low.mH, phi, upper=True)
     return solve_triangular(low, out, upper=False, left=False)
 
 

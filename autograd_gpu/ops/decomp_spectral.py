@@ -71,7 +71,7 @@ class Qr(Node):
         g_q = grad_q
         if grad_r is not None:
             g_v = grad_r[..., :, m:]
-            extra = (q @ v) @ g_v.mT
+            extra = (q @ v) @ g_v.mH
             g_q = extra if g_q is None else g_q + extra
         from ..functions import cat  # NOTE: late: functions/ builds on ops/
 
@@ -79,19 +79,22 @@ class Qr(Node):
 
 
 def _qr_backward_tall(grad_q: Any, grad_r: Any, q: Any, r: Any) -> Any:
-    """The gradient of a QR with ``m >= n``: ``(gQ + Q copyltu(M)) R^-T``, ``M = R gR^T -
-    gQ^T Q``, ``copyltu`` the symmetric matrix with ``M``'s lower triangle."""
+    """The gradient of a QR with ``m >= n``: ``(gQ + Q copyltu(M)) R^-H``, ``M = R gR^H -
+    gQ^H Q``, ``copyltu`` the Hermitian matrix with ``M``'s strict lower triangle and the real
+    part of its diagonal."""
     terms = []
     if grad_r is not None:
-        terms.append(r @ grad_r.mT)
+        terms.append(r @ grad_r.mH)
     if grad_q is not None:
-        terms.append(-(grad_q.mT @ q))
+        terms.append(-(grad_q.mH @ q))
     m = terms[0] if len(terms) == 1 else terms[0] + terms[1]
-    sym = triangle(m, upper=False) + triangle(m, upper=False, k=-1).mT
+    low = triangle(m, upper=False, k=-1)
+    diag = m.diagonal(0, -2, -1)
+    sym = low + low.mH + diag_embed(diag.real.to(m.dtype) if m.dtype.is_complex else diag)
     b = q @ sym
     if grad_q is not None:
         b = b + grad_q
-    return solve_triangular(r.mT, b, upper=False, left=False)
+    return solve_triangular(r.mH, b, upper=False, left=False)
 
 
 # ---- SVD ---------------------------------------------------------------------------------------
@@ -134,7 +137,11 @@ def svd_full(a: Any) -> tuple[Any, Any, Any]:
 
 
 def svd_backward(grad_u: Any, grad_s: Any, grad_vh: Any, u: Any, s: Any, vh: Any) -> Any:
-    """PyTorch's SVD gradient for real matrices (reduced U and Vh)."""
+    """PyTorch's SVD gradient (reduced U and Vh), real or complex: with ``skew(X) = X - X^H``,
+    ``gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS)] V^H`` (``E_ij = s_j² - s_i²``
+    off the diagonal), plus the parts outside the span of U (``m > n``) or V (``m < n``); for
+    complex matrices ``i imag(diag(U^H gU)) / s`` on the diagonal, and a loss that depends on
+    the singular vectors' free phases refused, as PyTorch's."""
     m, n = u.shape[-2], vh.shape[-1]
     if grad_u is None and grad_vh is None:
         if grad_s is None:
@@ -145,11 +152,20 @@ def svd_backward(grad_u: Any, grad_s: Any, grad_vh: Any, u: Any, s: Any, vh: Any
     e = (s2.unsqueeze(-2) - s2.unsqueeze(-1)).where(~eye_mask(s, k), 1.0)  # e[i, j] = s_j² - s_i²
     uhgu = vhgv = None
     if grad_u is not None:
-        uhgu = u.mT @ grad_u
-        uhgu = uhgu - uhgu.mT
+        uhgu = u.mH @ grad_u
+        uhgu = uhgu - uhgu.mH
     if grad_vh is not None:
-        vhgv = vh @ grad_vh.mT
-        vhgv = vhgv - vhgv.mT
+        vhgv = vh @ grad_vh.mH
+        vhgv = vhgv - vhgv.mH
+    complex_ = u.dtype.is_complex
+    if complex_:
+        im_u = uhgu.diagonal(0, -2, -1).imag if uhgu is not None else s * 0.0
+        im_v = vhgv.diagonal(0, -2, -1).imag if vhgv is not None else s * 0.0
+        if not bool((im_u + im_v).abs().le(1e-2 + 1e-2 * im_v.abs()).all()):
+            raise RuntimeError(
+                "svd_backward: The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this phase "
+                "term, making it ill-defined.")
     if uhgu is not None and vhgv is not None:
         g = (uhgu * s.unsqueeze(-2) + s.unsqueeze(-1) * vhgv) / e
     elif uhgu is not None:
@@ -158,15 +174,17 @@ def svd_backward(grad_u: Any, grad_s: Any, grad_vh: Any, u: Any, s: Any, vh: Any
         g = s.unsqueeze(-1) * (vhgv / e)
     if grad_s is not None:
         g = g + diag_embed(grad_s)
+    if complex_ and uhgu is not None:
+        g = g + diag_embed(im_u / (2 * s) * 1j)
     if m > n and grad_u is not None:
         g = u @ g
         gus = grad_u / s.unsqueeze(-2)
-        g = g + gus - u @ (u.mT @ gus)
+        g = g + gus - u @ (u.mH @ gus)
         return g @ vh
     if m < n and grad_vh is not None:
         g = g @ vh
         sgv = grad_vh / s.unsqueeze(-1)
-        g = g + sgv - (sgv @ vh.mT) @ vh
+        g = g + sgv - (sgv @ vh.mH) @ vh
         return u @ g
     return u @ (g @ vh) if m >= n else (u @ g) @ vh
 

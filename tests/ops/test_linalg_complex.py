@@ -117,7 +117,34 @@ COMPLEX_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "eigh": lambda T, x: T.linalg.eigh(x + x.mH),
     "eigvalsh": lambda T, x: T.linalg.eigvalsh(x + x.mH, UPLO="U"),
     "matrix_exp": lambda T, x: T.linalg.matrix_exp(0.3 * x),
+    # NOTE: phase-free views of the singular vectors (their phases are LAPACK's choice)
+    "svd": lambda T, x: (lambda u, s, vh: (s, (u * s.unsqueeze(-2).to(u.dtype)) @ vh, u.abs(),
+                                           vh.abs()))(*T.linalg.svd(x)),
+    "svd_wide": lambda T, x: (lambda u, s, vh: (s, u @ vh[..., :2, :]))(
+        *T.linalg.svd(x[..., :2, :], full_matrices=False)),
+    "svdvals": lambda T, x: T.linalg.svdvals(x[..., :2]),
+    "torch_svd": lambda T, x: (lambda u, s, v: (s, u @ v.mH))(*T.svd(x)),
+    "qr": lambda T, x: T.linalg.qr(x),
+    "qr_tall_wide": lambda T, x: (*T.linalg.qr(x[..., :2]), *T.linalg.qr(x[..., :2, :])),
+    "cholesky": lambda T, x: (T.linalg.cholesky(x @ x.mH + 3 * _eye(T, x)),
+                              T.linalg.cholesky(x @ x.mH + _eye(T, x), upper=True)),
+    "cholesky_ex": lambda T, x: T.linalg.cholesky_ex(x @ x.mH + 3 * _eye(T, x)),
+    "solve_triangular": lambda T, x: (
+        T.linalg.solve_triangular(x + 3 * _eye(T, x), x, upper=True),
+        T.linalg.solve_triangular(x + 3 * _eye(T, x), x, upper=False, left=False,
+                                  unitriangular=True)),
+    "matrix_norm": lambda T, x: tuple(T.linalg.matrix_norm(x, o)
+                                      for o in ("fro", "nuc", 2, -2, 1, float("inf"))),
+    "cond": lambda T, x: T.linalg.cond(x),
+    "vecdot": lambda T, x: (T.linalg.vecdot(x[0], x[1]), T.linalg.vecdot(x[0, 0], x[1, 1])),
+    "tensorinv_tensorsolve": lambda T, x: (
+        T.linalg.tensorinv(x.reshape(-1, 3)[:3], ind=1),
+        T.linalg.tensorsolve(x.reshape(-1, 3)[:3], x.reshape(-1, 3)[-1])),
 }
+
+
+def _eye(T: Any, x: Any) -> Any:
+    return T.eye(3, dtype=x.dtype, device=x.device)
 
 
 def _loss(T: Any, out: Any) -> Any:
@@ -165,9 +192,17 @@ def test_complex_singular(device: str) -> None:
 def test_complex_refused_where_not_supported_yet(device: str) -> None:
     """The ops whose complex gradients are not written yet say so (PyTorch takes them)."""
     x = ag.tensor(_matrix((3, 3), "complex128"), device=device)
-    for fn in (ag.linalg.svd, ag.linalg.qr, ag.linalg.cholesky, ag.linalg.matrix_norm):
+    for fn in (ag.linalg.pinv, ag.linalg.matrix_rank, lambda a: ag.linalg.lstsq(a, a)):
         with pytest.raises(RuntimeError, match="complex inputs are not supported yet"):
             fn(x)
+
+
+def test_svd_phase_dependent_loss_refused(device: str) -> None:
+    for T, dev in ((torch, "cpu"), (ag, device)):
+        x = T.tensor(_matrix((3, 3), "complex128", seed=6), device=dev, requires_grad=True)
+        with pytest.raises(RuntimeError, match=r"^svd_backward: The singular vectors in the "
+                                               r"complex case are specified up to"):
+            T.linalg.svd(x)[0].real.sum().backward()
 
 
 # ---- errors ------------------------------------------------------------------------------------
