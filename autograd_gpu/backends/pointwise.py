@@ -14,6 +14,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from . import pointwise_bessel as BE
+from . import pointwise_igamma as IG
+from . import pointwise_poly as PO
 from . import pointwise_special as S
 
 Array = Any
@@ -275,6 +278,63 @@ class PointwiseBackend:
 
     def spherical_bessel_j0(self, x: Array) -> Array:
         return self._double(S.spherical_j0, x)
+
+    # ---- Bessel functions, Airy, orthogonal polynomials, incomplete gamma (no derivative but
+    # igamma's in x): pointwise_bessel, pointwise_poly, pointwise_igamma ------------------------
+    def bessel_j0(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_j(xp, t, 0), x)
+
+    def bessel_j1(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_j(xp, t, 1), x)
+
+    def bessel_y0(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_y(xp, t, 0), x)
+
+    def bessel_y1(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_y(xp, t, 1), x)
+
+    def modified_bessel_k0(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_k(xp, t, 0, False), x)
+
+    def modified_bessel_k1(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_k(xp, t, 1, False), x)
+
+    def scaled_modified_bessel_k0(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_k(xp, t, 0, True), x)
+
+    def scaled_modified_bessel_k1(self, x: Array) -> Array:
+        return self._double(lambda xp, t: BE.bessel_k(xp, t, 1, True), x)
+
+    def airy_ai(self, x: Array) -> Array:
+        return self._double(BE.airy_ai, x)
+
+    def orthogonal_polynomial(self, name: str, x: Array, n: Array) -> Array:
+        """``torch.special.<name>(x, n)`` (``pointwise_poly``), ``x`` and ``n`` arrays of the
+        result dtype, broadcast."""
+        kind = name[-1]
+        if name.startswith("hermite"):
+            # NOTE: PyTorch gives NaN past n = 512, or 128 for float32 results
+            limit = 128 if x.dtype == self.xp.float32 else 512
+            return self._double2(lambda xp, a, b: PO.hermite(xp, a, b, kind == "h", limit),
+                                 x, n)
+        if name.startswith("laguerre"):
+            return self._double2(PO.laguerre, x, n)
+        if name.startswith("legendre"):
+            return self._double2(PO.legendre, x, n)
+        shifted = name.startswith("shifted")
+        return self._double2(lambda xp, a, b: PO.chebyshev(xp, kind, a, b, shifted), x, n)
+
+    def igamma(self, a: Array, x: Array, upper: bool) -> Array:
+        """``P(a, x)`` or (``upper``) ``Q(a, x)``, the regularised incomplete gamma functions."""
+        return self._double2(lambda xp, s, t: IG.igamma(xp, s, t, upper), a, x)
+
+    def _double2(self, fn: Callable[[Any, Array, Array], Array], a: Array, b: Array) -> Array:
+        """``fn(xp, a, b)`` on ``a`` and ``b`` broadcast and flat in float64, returned in their
+        shape and ``a``'s dtype."""
+        xp = self.xp
+        a, b = xp.broadcast_arrays(a, b)
+        out = fn(xp, xp.ravel(a).astype("float64"), xp.ravel(b).astype("float64"))
+        return out.reshape(a.shape).astype(a.dtype, copy=False)
 
     def _double(self, fn: Callable[[Any, Array], Array], x: Array) -> Array:
         """``fn(xp, x)`` on ``x`` as a flat float64 array, returned in ``x``'s shape and dtype."""

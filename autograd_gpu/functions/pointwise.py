@@ -24,6 +24,8 @@ from .pointwise_binary import (
 from .pointwise_special import (
     digamma, erf, erfc, erfinv, i0, lgamma, mvlgamma, mvlgamma_, polygamma, polygamma_,
 )
+from .pointwise_special2 import igamma, igamma_, igammac, igammac_
+from .pointwise_special2 import igamma_method, igammac_method
 from .pointwise_unary import (
     acos, acosh, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctanh, asin, asinh, atan,
     atanh, ceil, cosh, deg2rad, exp2, fix, float_power, float_power_, frac, in_place, log2,
@@ -58,6 +60,10 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "polygamma_": polygamma_,
     "mvlgamma": mvlgamma,
     "mvlgamma_": mvlgamma_,
+    "igamma": igamma_method,
+    "igamma_": igamma_,
+    "igammac": igammac_method,
+    "igammac_": igammac_,
     "clamp_min": lambda t, min: clamp_min(t, min, _method=True),
     "clamp_min_": clamp_min_,
     "clamp_max": lambda t, max: clamp_max(t, max, _method=True),
@@ -110,5 +116,5 @@ __all__: list[str] = [
     "mvlgamma", "sinc", "nan_to_num", "signbit", "sgn", "positive", "deg2rad", "rad2deg", "logit",
     "i0", "angle", "float_power", "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2",
     "xlogy", "copysign", "heaviside", "fmod", "fmax", "fmin", "nextafter", "ldexp", "lerp",
-    "addcmul", "addcdiv", "clamp_min", "clamp_max", *_TORCH_INPLACE,
+    "addcmul", "addcdiv", "clamp_min", "clamp_max", "igamma", "igammac", *_TORCH_INPLACE,
 ]

@@ -206,3 +206,37 @@ class Zeta(_Binary):
         x, y = self.saved_tensors
         return None, self.reduce(grad * -x * zeta(x + 1, y), 1)
 
+
+
+class Polynomial(_Binary):
+    """``torch.special``'s orthogonal polynomials ``f(x, n)`` (``backend.orthogonal_polynomial``):
+    applied without recording, PyTorch defines no derivative."""
+
+    def __init__(self, name: str) -> None:
+        self.polynomial = name
+
+    def compute(self, x: Any, y: Any) -> Any:
+        return self.backend.orthogonal_polynomial(self.polynomial, x, y)
+
+
+class Igamma(_Binary):
+    """``P(a, x)`` (IgammaBackward0) or ``Q(a, x)`` (``upper``, IgammacBackward0); only ``x`` has
+    a derivative, ``+-x**(a-1) e**-x / Gamma(a)``, PyTorch's formula."""
+
+    def __init__(self, upper: bool) -> None:
+        self.upper = upper
+        self.node_name = "IgammacBackward0" if upper else "IgammaBackward0"
+
+    def compute(self, x: Any, y: Any) -> Any:
+        if self.needs_input_grad and self.needs_input_grad[1]:
+            self.save_for_backward(x, y)
+        return self.backend.igamma(x, y, self.upper)
+
+    def backward(self, grad: Any) -> tuple[Any, Any]:
+        if self.needs_input_grad[0]:
+            raise NotImplementedError(
+                f"the derivative for '{'igammac' if self.upper else 'igamma'}: input' is not "
+                "implemented.")
+        a, x = self.saved_tensors
+        d = ((a - 1) * x.log() - x - a.lgamma()).exp()
+        return None, self.reduce(grad * (-d if self.upper else d), 1)

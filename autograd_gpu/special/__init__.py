@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..functions import pointwise_special as _S
+from ..functions import pointwise_special2 as _S2
 from ..functions import pointwise_unary as _U
 from ..functions.pointwise_binary import xlog as _xlog
 from ..functions.pointwise_unary import finish as _finish
@@ -45,6 +46,29 @@ zeta = _S.zeta
 modified_bessel_i0 = _S.modified_bessel_i0
 modified_bessel_i1 = _S.modified_bessel_i1
 spherical_bessel_j0 = _S.spherical_bessel_j0
+airy_ai = _S2.airy_ai
+bessel_j0 = _S2.bessel_j0
+bessel_j1 = _S2.bessel_j1
+bessel_y0 = _S2.bessel_y0
+bessel_y1 = _S2.bessel_y1
+chebyshev_polynomial_t = _S2.chebyshev_polynomial_t
+chebyshev_polynomial_u = _S2.chebyshev_polynomial_u
+chebyshev_polynomial_v = _S2.chebyshev_polynomial_v
+chebyshev_polynomial_w = _S2.chebyshev_polynomial_w
+gammainc = _S2.gammainc
+gammaincc = _S2.gammaincc
+hermite_polynomial_h = _S2.hermite_polynomial_h
+hermite_polynomial_he = _S2.hermite_polynomial_he
+laguerre_polynomial_l = _S2.laguerre_polynomial_l
+legendre_polynomial_p = _S2.legendre_polynomial_p
+modified_bessel_k0 = _S2.modified_bessel_k0
+modified_bessel_k1 = _S2.modified_bessel_k1
+scaled_modified_bessel_k0 = _S2.scaled_modified_bessel_k0
+scaled_modified_bessel_k1 = _S2.scaled_modified_bessel_k1
+shifted_chebyshev_polynomial_t = _S2.shifted_chebyshev_polynomial_t
+shifted_chebyshev_polynomial_u = _S2.shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v = _S2.shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w = _S2.shifted_chebyshev_polynomial_w
 
 
 def polygamma(n: Any, input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
@@ -110,8 +134,15 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *,  # noqa: A002
 
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
-    "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-    "modified_bessel_i0", "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma",
-    "psi", "round", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+    "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy",
+    "zeta",
 ]
