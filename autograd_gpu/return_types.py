@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["aminmax", "cummax", "cummin", "frexp", "kthvalue", "linalg_cholesky_ex",
-           "linalg_eig", "linalg_eigh", "linalg_inv_ex", "linalg_lstsq", "linalg_qr", "linalg_slogdet",
+__all__ = ["aminmax", "cummax", "cummin", "frexp", "histogram", "histogramdd", "kthvalue",
+           "linalg_cholesky_ex", "linalg_eig", "linalg_eigh", "linalg_inv_ex", "linalg_lstsq",
+           "linalg_qr", "linalg_slogdet",
            "linalg_solve_ex", "linalg_svd", "max", "median", "min", "mode", "nanmedian", "qr",
            "slogdet", "sort", "svd", "topk", "triangular_solve"]
 
@@ -87,6 +88,8 @@ linalg_eig = _make("linalg_eig", ("eigenvalues", "eigenvectors"))
 linalg_eigh = _make("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))
+histogram = _make("histogram", ("hist", "bin_edges"))
+histogramdd = _make("histogramdd", ("hist", "bin_edges"))
 
 # NOTE: kept for callers written before the per-op types existed.
 MinMax = max

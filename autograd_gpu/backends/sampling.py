@@ -115,6 +115,24 @@ class SamplingBackend:
             out = xp.where(big, xp.floor(lam + xp.sqrt(lam) * z + 0.5), out)
         return out.astype(dtype)
 
+    def binomial(self: Any, gen: Any, count: Array, prob: Array, dtype: str) -> Array:
+        """Binomial counts of successes in ``count`` trials of probability ``prob`` (arrays of
+        one shape), in ``dtype``; a fractional count is floored. NaN where the arguments are
+        outside the distribution's domain (a negative or infinite count, ``prob`` outside
+        [0, 1] or NaN), where PyTorch's result is undefined."""
+        xp = self.xp
+        n = count.astype("float64")
+        p = prob.astype("float64")
+        ok = (n >= 0) & (n < 2.0 ** 62) & (p >= 0) & (p <= 1)
+        trials = xp.where(ok, xp.floor(n), 0).astype("int64")
+        p = xp.where(ok, p, 0.0)
+        if self.name == "cupy":
+            k = gen.rs.binomial(trials, p, dtype="int64")
+        else:
+            k = gen.binomial(trials, p)
+        out = xp.where(ok, xp.asarray(k).astype("float64"), xp.nan)
+        return out.astype(dtype)
+
     def multinomial(self: Any, gen: Any, probs: Array, n: int, replacement: bool) -> Array:
         """``n`` category indices per row of the 2-D weights ``probs`` (non-negative, each row
         with a positive sum), int64 of shape ``(rows, n)``.

@@ -4,6 +4,7 @@ derives from this mixin, and its ``argsort_stable`` is what ``unique`` sorts wit
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 Array = Any
@@ -90,6 +91,29 @@ class SearchBackend:
         pos = ((inside - left) * x.dtype.type(bins) / (right - left)).astype("int64")
         pos = xp.minimum(pos, bins - 1)
         return xp.bincount(pos, minlength=bins)[:bins].astype(x.dtype)
+
+    def histogramdd(self: Any, x: Array, edges: list[Array], weight: Array | None) -> Array:
+        """PyTorch's ``histogramdd`` counts: the points ``x`` (N, D) in the bins between the
+        increasing ``edges`` of each dim (``weight``: their weights, (N,)); a point on a last
+        edge falls in the last bin, points outside (or NaN) are not counted. The result has
+        ``x``'s dtype and one dim per edge array.
+
+        NOTE: the bin is found by binary search in the edges, as PyTorch's kernel ends up with
+        for linear bins too (it corrects its interpolated guess against the edges)."""
+        xp = self.xp
+        shape = tuple(int(e.shape[0]) - 1 for e in edges)
+        flat = xp.zeros((x.shape[0],), "int64")
+        keep = xp.ones((x.shape[0],), "bool")
+        for d, e in enumerate(edges):
+            col = x[:, d]
+            pos = xp.searchsorted(e, col, side="right") - 1
+            pos = xp.where(col == e[-1], shape[d] - 1, pos)
+            keep &= (col >= e[0]) & (col <= e[-1])
+            flat = flat * shape[d] + xp.clip(pos, 0, shape[d] - 1)
+        total = math.prod(shape)
+        w = None if weight is None else weight[keep].astype("float64")
+        counts = xp.bincount(flat[keep], weights=w, minlength=total)[:total]
+        return counts.astype(x.dtype).reshape(shape)
 
     def bincount(self: Any, x: Array, weights: Array | None = None, minlength: int = 0) -> Array:
         """Counts of each value of the non-negative integer 1-D ``x`` (int64), or sums of

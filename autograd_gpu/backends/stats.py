@@ -87,6 +87,23 @@ class StatsBackend:
             g2 -= pair.sum(axis=-3)
         return g1, g2
 
+    def pdist_forward(self, x: Any, p: float) -> Any:
+        """The p-distances of the pairs ``i < j`` of rows of ``x`` (N, M), in ``triu_indices``
+        order (N >= 2, M >= 1)."""
+        i, j = self.xp.triu_indices(x.shape[0], 1)
+        return _norm_last(self.xp, x[i] - x[j], p)
+
+    def pdist_backward(self, grad: Any, x: Any, dist: Any, p: float) -> Any:
+        """The gradient of ``pdist_forward`` for ``x``: each pair's share added to row ``i``
+        and taken from row ``j`` (PyTorch's kernel's formula, ``_pair_grad``)."""
+        xp = self.xp
+        i, j = xp.triu_indices(x.shape[0], 1)
+        pair = _pair_grad(xp, x[i] - x[j], dist[:, None], grad[:, None], p)
+        out = xp.zeros(x.shape, x.dtype)
+        self.index_add(out, i, pair)  # type: ignore[attr-defined]
+        self.index_add(out, j, -pair)  # type: ignore[attr-defined]
+        return out
+
 
 _CDIST_BLOCK = 1 << 22
 

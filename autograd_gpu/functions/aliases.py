@@ -128,6 +128,25 @@ def detach_(input: Tensor) -> Tensor:  # noqa: A002
 
 # ---- in-place metadata changes: the tensor itself becomes the view -------------------------
 
+def view_inplace(t: Tensor, view: Callable[[Tensor], Tensor], node_name: str) -> Tensor:
+    """``t`` given the shape and strides of ``view(t)`` (same storage), and, when recorded, its
+    node, renamed ``node_name`` as PyTorch names the in-place form."""
+    if STATE.grad_enabled and t._requires_grad and t.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    v = view(t)
+    t._data = v._data
+    fn = v.grad_fn
+    if v._requires_grad and fn is not None:
+        fn.node_name = node_name
+        fn.__class__ = named_type(fn)
+        t._grad_fn, t._output_nr = fn, v._output_nr
+    t._counter().bump()  # NOTE: as PyTorch's (metadata changes count as writes)
+    if t._base is not None:  # NOTE: a view stays a view of its base, one step further
+        t._view_fn, t._view_version = v._view_fn, t._counter().value
+    return t
+
+
 def _view_inplace(view: Callable[..., Tensor], name: str,
                   node: Callable[..., str]) -> Callable[..., Tensor]:
     """``t.name(...)``: ``t`` takes the shape and strides of ``view(t, ...)`` (same storage),
@@ -135,20 +154,7 @@ def _view_inplace(view: Callable[..., Tensor], name: str,
     (``TBackward1``, ``SqueezeBackward3``, ...)."""
 
     def method(t: Tensor, *args: Any) -> Tensor:
-        if STATE.grad_enabled and t._requires_grad and t.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
-        v = view(t, *args)
-        t._data = v._data
-        fn = v.grad_fn
-        if v._requires_grad and fn is not None:
-            fn.node_name = node(*args)
-            fn.__class__ = named_type(fn)
-            t._grad_fn, t._output_nr = fn, v._output_nr
-        t._counter().bump()  # NOTE: as PyTorch's (metadata changes count as writes)
-        if t._base is not None:  # NOTE: a view stays a view of its base, one step further
-            t._view_fn, t._view_version = v._view_fn, t._counter().value
-        return t
+        return view_inplace(t, lambda u: view(u, *args), node(*args))
 
     method.__name__ = method.__qualname__ = name
     return method

@@ -381,18 +381,19 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 
 # ---- the family's exports (with manip_views' and manip_join's) ----------------------------
 
-from . import manip_join, manip_views  # noqa: E402  (they build on the helpers above)
+from . import manip_join, manip_scatter, manip_views  # noqa: E402  (they build on the above)
 from .manip_join import *  # noqa: E402,F401,F403
+from .manip_scatter import *  # noqa: E402,F401,F403
 from .manip_views import *  # noqa: E402,F401,F403
 
 __all__: list[str] = [
     "tril", "triu", "tril_indices", "triu_indices", "roll", "flip", "fliplr", "flipud", "rot90",
     "repeat_interleave", "tile", "diff",
-] + manip_views.__all__ + manip_join.__all__
+] + manip_views.__all__ + manip_join.__all__ + manip_scatter.__all__
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "tril": _tril_method, "triu": _triu_method, "tril_": tril_, "triu_": triu_,
     "roll": roll, "flip": _flip_method, "fliplr": fliplr, "flipud": flipud, "rot90": rot90,
     "repeat_interleave": repeat_interleave, "tile": _tile_method, "diff": diff,
-    **manip_views.TENSOR_METHODS, **manip_join.TENSOR_METHODS,
+    **manip_views.TENSOR_METHODS, **manip_join.TENSOR_METHODS, **manip_scatter.TENSOR_METHODS,
 }

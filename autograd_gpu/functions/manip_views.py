@@ -116,6 +116,32 @@ def _storage_size(t: Tensor) -> int:
     return 1 + sum((n - 1) * s // a.itemsize for n, s in zip(a.shape, a.strides))
 
 
+def _check_strided(input: Tensor, size: tuple[int, ...], stride: tuple[int, ...],  # noqa: A002
+                   storage_offset: int | None, here: int, have: int) -> int:
+    """PyTorch's checks of an ``as_strided`` geometry on a storage of ``have`` elements
+    (``input``'s own offset ``here``); the storage offset it starts at."""
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    offset = here if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if any(s < 0 for s in size):
+        raise RuntimeError("Storage size calculation overflowed with sizes="
+                           f"{list(size)} and strides={list(stride)}")
+    if all(size):
+        need = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+        if need > have:
+            item = input._data.itemsize
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                f"{offset}, and itemsize {item} requiring a storage size of {need * item} are "
+                f"out of bounds for storage of size {have * item}")
+    return offset
+
+
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],  # noqa: A002
                storage_offset: int | None = None) -> Tensor:
     """A view of ``input``'s storage with the given ``size``, element ``stride``s and
@@ -129,27 +155,8 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],  # noq
                 [1., 3.]])
     """
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
-        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
-                           f"strides: {list(stride)}")
     here = _storage_offset(input)
-    offset = here if storage_offset is None else int(storage_offset)
-    if offset < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    if any(s < 0 for s in size):
-        raise RuntimeError("Storage size calculation overflowed with sizes="
-                           f"{list(size)} and strides={list(stride)}")
-    if all(size):
-        need = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
-        have = _storage_size(input)
-        if need > have:
-            item = input._data.itemsize
-            raise RuntimeError(
-                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-                f"{offset}, and itemsize {item} requiring a storage size of {need * item} are "
-                f"out of bounds for storage of size {have * item}")
+    offset = _check_strided(input, size, stride, storage_offset, here, _storage_size(input))
     return P.AsStrided.apply(input, size=size, stride=stride, offset=offset - here,
                              in_strides=tuple(input.stride()))
 

@@ -28,9 +28,9 @@ from .pointwise_special2 import igamma, igamma_, igammac, igammac_
 from .pointwise_special2 import igamma_method, igammac_method
 from .pointwise_unary import (
     acos, acosh, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctanh, asin, asinh, atan,
-    atanh, ceil, cosh, deg2rad, exp2, fix, float_power, float_power_, frac, in_place, log2,
-    log10, logit, nan_to_num, no_grad_inplace, positive, rad2deg, round, sgn, signbit, sinc,
-    sinh, tan, trunc,
+    atanh, ceil, cosh, deg2rad, exp2, fix, float_power, float_power_, frac, in_place, isneginf,
+    isposinf, log2, log10, logit, nan_to_num, no_grad_inplace, positive, rad2deg, round, sgn,
+    signbit, sinc, sinh, tan, trunc,
 )
 
 _UNARY = (
@@ -52,6 +52,8 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "logit_": in_place(lambda t, *args, **kwargs: logit(t, *args, _method=True, **kwargs),
                        "logit_"),
     "signbit": signbit,
+    "isposinf": isposinf,
+    "isneginf": isneginf,
     "positive": positive,
     "angle": angle,
     "float_power": lambda t, exponent: float_power(t, exponent, _method=True),
@@ -113,7 +115,8 @@ __all__: list[str] = [
     "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin",
     "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "log2", "log10", "exp2", "trunc", "fix",
     "frac", "ceil", "round", "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma",
-    "mvlgamma", "sinc", "nan_to_num", "signbit", "sgn", "positive", "deg2rad", "rad2deg", "logit",
+    "mvlgamma", "sinc", "nan_to_num", "signbit", "isposinf", "isneginf", "sgn", "positive",
+    "deg2rad", "rad2deg", "logit",
     "i0", "angle", "float_power", "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2",
     "xlogy", "copysign", "heaviside", "fmod", "fmax", "fmin", "nextafter", "ldexp", "lerp",
     "addcmul", "addcdiv", "clamp_min", "clamp_max", "igamma", "igammac", *_TORCH_INPLACE,

@@ -242,6 +242,28 @@ def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A00
     return finish("signbit", result, out, (input,))
 
 
+def _is_signed_inf(name: str, sign: float) -> Callable[..., Tensor]:
+    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+        expect_tensor(name, "input", 1, input)
+        if input.dtype.is_complex:
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        if out is not None:
+            exact_out(out, dtypes.bool, f"{name} does not support non-boolean outputs.")
+        from .compare import eq
+
+        # NOTE: integer and bool inputs compare in float: never infinite, all False
+        return finish(name, eq(input, sign * float("inf")), out, ())
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"True where ``input`` is {'+' if sign > 0 else '-'}inf (a bool tensor, no "
+                  "gradient; integer and bool inputs give all False, complex ones are refused).")
+    return fn
+
+
+isposinf = _is_signed_inf("isposinf", 1.0)
+isneginf = _is_signed_inf("isneginf", -1.0)
+
+
 def positive(input: Tensor) -> Tensor:  # noqa: A002
     """``input`` itself (PyTorch's unary ``+``); refused for bool."""
     expect_tensor("positive", "input", 1, input)

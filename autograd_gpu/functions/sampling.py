@@ -28,7 +28,7 @@ from .checks import expect_tensor, invalid_arguments
 from .out import write_out
 from .shape import _broadcast_shapes, broadcast_shapes
 
-__all__: list[str] = ["multinomial", "bernoulli", "normal", "poisson", "randint_like",
+__all__: list[str] = ["multinomial", "bernoulli", "binomial", "normal", "poisson", "randint_like",
                       "rand", "randn", "randint", "randperm", "rand_like", "randn_like"]
 
 _REQUIRED = SI._REQUIRED
@@ -325,6 +325,41 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:  # noqa: A002
 
     (input,) = SI.vmap_rules((input,))
     return Sample.apply(input, draw=draw, name="PoissonBackward0")
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """Samples of Binomial(``count``, ``prob``): the successes in ``count`` trials of
+    probability ``prob`` (float tensors of one dtype, broadcast together), in that dtype. With
+    autograd the result records PyTorch's node that refuses backward.
+
+    NOTE: outside the domain (a negative count, ``prob`` outside [0, 1]) PyTorch's result is
+    undefined; here it is NaN.
+
+    Example:
+        >>> binomial(tensor([0.0, 4.0]), tensor([0.5, 1.0]))
+        tensor([0., 4.])
+    """
+    expect_tensor("binomial", "count", 1, count)
+    expect_tensor("binomial", "prob", 2, prob)
+    gen = SI.generator_of(count._device, generator, lambda: SI._bad_gen("binomial", generator))
+    if not count.dtype.is_floating_point:
+        raise ValueError("binomial only supports floating-point dtypes for count, got: "
+                         f"{dtypes.scalar_type_name(count.dtype)}")
+    SI.float_only("binomial_cpu", count.dtype)
+    if count.dtype is dtypes.float16:
+        raise SI.not_implemented("binomial_cpu", count.dtype)
+    if prob.dtype is not count.dtype:
+        raise RuntimeError(f"Found dtype {dtypes.scalar_type_name(prob.dtype)} but expected "
+                           f"{dtypes.scalar_type_name(count.dtype)}")
+    from .manip_join import broadcast_tensors  # late: the manip family builds on more
+
+    count, prob = broadcast_tensors(count, prob)
+
+    def draw(be: Any, n: Any, p: Any) -> Any:
+        return be.binomial(gen, n, p, n.dtype.name)
+
+    count, prob = SI.vmap_rules((count, prob))
+    return SampleNoDerivative.apply(count, prob, draw=draw, op="binomial")  # type: ignore[no-any-return]
 
 
 # ---- randint_like ------------------------------------------------------------------------------

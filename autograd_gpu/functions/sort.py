@@ -21,13 +21,15 @@ from ..dtypes import scalar_type_name
 from ..ops import sort as S
 from ..ops.util import normalize_dim
 from ..tensor import Tensor
-from . import sort_search
+from . import sort_hist, sort_search
+from .sort_hist import histogram, histogramdd
 from .sort_search import (
     bincount, bucketize, count_nonzero, histc, isin, searchsorted, unique, unique_consecutive,
 )
 
 __all__: list[str] = [
-    "argsort", "bincount", "bucketize", "count_nonzero", "histc", "isin", "kthvalue", "median",
+    "argsort", "bincount", "bucketize", "count_nonzero", "histc", "histogram", "histogramdd",
+    "isin", "kthvalue", "median",
     "mode", "msort", "nanmedian", "searchsorted", "sort", "topk", "unique", "unique_consecutive",
 ]
 
@@ -319,4 +321,5 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "nanmedian": _nanmedian_method,
     "mode": _mode_method,
     **sort_search.TENSOR_METHODS,
+    **sort_hist.TENSOR_METHODS,
 }

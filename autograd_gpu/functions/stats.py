@@ -22,10 +22,10 @@ from .checks import invalid_arguments
 from .linalg import _tensors
 from .out import write_out
 from .products import method
-from .stats_dist import cdist, corrcoef, cov, dist, renorm, renorm_
+from .stats_dist import cdist, corrcoef, cov, dist, pdist, renorm, renorm_
 
 __all__: list[str] = ["aminmax", "cdist", "corrcoef", "cov", "dist", "nanmean", "nanquantile",
-                      "nansum", "quantile", "renorm", "std_mean", "var_mean"]
+                      "nansum", "pdist", "quantile", "renorm", "std_mean", "var_mean"]
 
 
 # ---- moments -----------------------------------------------------------------------------------

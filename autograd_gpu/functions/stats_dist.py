@@ -190,6 +190,28 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     return S.Cdist.apply(a, b, p=float(p))  # type: ignore[no-any-return]
 
 
+def pdist(input: Tensor, p: float = 2) -> Tensor:  # noqa: A002
+    """The p-distances between every pair of rows ``i < j`` of ``input`` (N, M): a 1-D tensor
+    of N (N - 1) / 2 distances, in the order of ``triu_indices(N, N, 1)`` (PdistBackward0;
+    p = 0 counts differing columns, inf takes the largest difference). Its gradient is 0 for a
+    pair at distance 0; as in PyTorch, it has no double backward.
+
+    Example:
+        >>> pdist(tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+        tensor([5.0000, 1.0000, 4.2426])
+    """
+    _tensors("pdist", False, ("input", input))
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"pdist(): argument 'p' must be float, not {type(p).__name__}")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return S.Pdist.apply(input, p=float(p))  # type: ignore[no-any-return]
+
+
 def _euclidean(x1: Tensor, x2: Tensor) -> Tensor:
     """PyTorch's matrix-product Euclidean distances (``_euclidean_dist``): rows ``[-2 a, |a|^2,
     1]`` times ``[b, 1, |b|^2]``, clamped at 1e-30, square-rooted."""

@@ -236,6 +236,46 @@ class Cdist(Node):
         return (g.sum(-2) if need[0] else None, -g.sum(-3) if need[1] else None)
 
 
+class Pdist(Node):
+    """PdistBackward0: the p-distances of the pairs ``i < j`` of rows of ``x`` (N, M), in the
+    order of ``triu_indices(N, N, 1)``. As in PyTorch, its backward (``_pdist_backward``) has
+    no derivative: a gradient computed with ``create_graph`` refuses to be differentiated."""
+
+    node_name = "PdistBackward0"
+    raw_ok = True
+
+    def __init__(self, p: float) -> None:
+        self.p = p
+
+    def forward(self, x: Any) -> Any:
+        b = self.backend
+        n = x.shape[0]
+        if n > 1 and x.shape[1]:
+            out = b.pdist_forward(x, self.p)
+        else:
+            out = b.zeros((n * (n - 1) // 2,), x.dtype)
+        self.save_for_backward(x, out)
+        return out
+
+    def backward(self, grad: Any) -> tuple[Any]:
+        x, out = self.saved_tensors
+        p = self.p
+
+        def fn(b: Any, g: Any, xa: Any, d: Any) -> Any:
+            if not g.size or not xa.shape[1]:
+                return b.zeros(xa.shape, xa.dtype)
+            return b.pdist_backward(g, xa, d, p)
+
+        if self._raw:
+            return (fn(self.backend, grad, x, out),)
+        from .sort import NoDerivative  # late: a sibling family
+
+        return (NoDerivative.apply(grad, x, out, fn=fn, name="torch::autograd::NotImplemented",
+                                   error=NotImplementedError,
+                                   message="the derivative for '_pdist_backward' is not "
+                                           "implemented."),)
+
+
 def _pair_grad(diff: Any, dist: Any, grad: Any, p: float) -> Any:
     """d dist / d diff times ``grad`` for every pair, as PyTorch's cdist backward kernels: 0
     where the distance is 0 (and, for p < 1, where the difference is 0); the inf-norm's ties

@@ -87,6 +87,16 @@ class RandomState:
         shape = np.shape(rates) if size is None else _shape(size)
         return A.new(np.asarray(self._gen.poisson(rates, size=shape)).astype(dt))
 
+    def binomial(self, n: Any, p: Any, size: Any = None, dtype: Any = int) -> A.ndarray:
+        """CuPy's: ``n`` and ``p`` numbers or device arrays (``size=None``: their broadcast
+        shape); integer counts of ``dtype``."""
+        if isinstance(n, np.ndarray) or isinstance(p, np.ndarray):
+            raise A.unsupported(n if isinstance(n, np.ndarray) else p)
+        nv = n._a if isinstance(n, A.ndarray) else n
+        pv = p._a if isinstance(p, A.ndarray) else p
+        shape = np.broadcast_shapes(np.shape(nv), np.shape(pv)) if size is None else _shape(size)
+        return A.new(np.asarray(self._gen.binomial(nv, pv, size=shape)).astype(np.dtype(dtype)))
+
     def permutation(self, num: Any) -> A.ndarray:
         if isinstance(num, A.ndarray):
             return A.new(self._gen.permutation(num._a))
@@ -116,6 +126,6 @@ random.RandomState = RandomState  # type: ignore[attr-defined]
 random.get_random_state = get_random_state  # type: ignore[attr-defined]
 random.seed = seed  # type: ignore[attr-defined]
 for _name in ("random_sample", "rand", "standard_normal", "randn", "normal", "uniform", "randint",
-              "poisson", "permutation", "shuffle"):
+              "poisson", "binomial", "permutation", "shuffle"):
     setattr(random, _name,
             lambda *a, _n=_name, **k: getattr(_default[0], _n)(*a, **k))
