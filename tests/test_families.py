@@ -49,3 +49,21 @@ def test_families_add_and_never_replace() -> None:
             assert getattr(ag, n) is getattr(fam, n), (name, n)
         for n, fn in fam.TENSOR_METHODS.items():
             assert getattr(ag.Tensor, n) is fn, (name, n)  # NOTE: also no method twice
+
+
+def test_nn_families_add_and_never_replace() -> None:
+    """``nn`` and ``nn.functional`` gather one module per family (each its own ``__all__``): no
+    name is exported by two families, or by a family and ``functional.py`` itself, and every
+    exported name is the family's own object."""
+    import autograd_gpu.nn.functional as NF
+
+    own = set(NF.__all__[:len(NF.__all__) - sum(len(f.__all__) for f in NF.FAMILIES)])
+    for namespace, families, taken in ((ag.nn, ag.nn.FAMILIES, {"Module", "Parameter"}),
+                                       (NF, NF.FAMILIES, own)):
+        seen: dict[str, str] = {}
+        for family in families:
+            for name in family.__all__:
+                assert name not in taken, (family.__name__, name)
+                assert name not in seen, (family.__name__, name, seen[name])
+                seen[name] = family.__name__
+                assert getattr(namespace, name) is getattr(family, name), (family.__name__, name)

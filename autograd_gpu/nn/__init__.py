@@ -1,25 +1,34 @@
-"""``torch.nn``: modules, parameters, layers, losses, ``functional``, ``init`` and ``utils``."""
+"""``torch.nn``: modules, parameters, layers, losses, ``functional``, ``init`` and ``utils``.
+
+Each module file lists its public classes in ``__all__`` (one file per family, as PyTorch's
+``nn.modules``); they are gathered here.
+"""
 
 from __future__ import annotations
 
 from . import functional, init, utils
-from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
-from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv2d
-from .dropout import Dropout
-from .linear import Flatten, Identity, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .activation import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
 from .parameter import Parameter
-from .pooling import AvgPool2d, MaxPool2d
-from .sparse import Embedding
+from .pixelshuffle import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from . import (activation, channelshuffle, container, conv, distance, dropout, fold, linear,  # noqa: E402
+               loss, normalization, padding, pixelshuffle, pooling, sparse, upsampling)
 
-__all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Flatten", "GELU",
-    "Identity", "L1Loss", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict",
-    "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax",
-    "Softplus", "Tanh", "functional", "init", "utils",
-]
-__all__ += ["BatchNorm1d", "BatchNorm2d", "Embedding", "LayerNorm"]
-__all__ += ["AvgPool2d", "Conv2d", "MaxPool2d"]
+FAMILIES = (activation, channelshuffle, container, conv, distance, dropout, fold, linear, loss,
+            normalization, padding, pixelshuffle, pooling, sparse, upsampling)
+__all__ = ["Module", "Parameter", "functional", "init", "utils"]
+for _family in FAMILIES:
+    __all__ += _family.__all__

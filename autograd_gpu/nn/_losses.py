@@ -13,6 +13,9 @@ from ..functions.checks import expect_tensor
 from ..ops import nn_ops
 from ..tensor import Tensor
 
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss", "nll_loss"]
+
 _TYPE_NAMES = {"int64": "Long", "uint8": "Byte", "int32": "Int", "int16": "Short", "int8": "Char",
                "float32": "Float", "float64": "Double", "float16": "Half", "bool": "Bool"}
 

@@ -14,6 +14,9 @@ from ..ops import norm_ops
 from ..tensor import Tensor
 
 
+
+__all__ = ["batch_norm", "embedding", "layer_norm"]
+
 def _shape_str(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 

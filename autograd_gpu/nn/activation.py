@@ -9,6 +9,9 @@ from . import functional as F
 from .module import Module
 
 
+
+__all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "Sigmoid", "SiLU", "Softmax", "Softplus", "Tanh"]
+
 class _Inplace(Module):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()

@@ -10,6 +10,9 @@ from ..tensor import Tensor
 from .module import Module, _addindent
 
 
+
+__all__ = ["ModuleDict", "ModuleList", "Sequential"]
+
 def _index(idx: Any, size: int) -> int:
     idx = operator.index(idx)
     if not -size <= idx < size:

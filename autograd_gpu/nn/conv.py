@@ -11,6 +11,9 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
+
+__all__ = ["Conv2d"]
+
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 

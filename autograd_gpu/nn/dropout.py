@@ -7,6 +7,9 @@ from . import functional as F
 from .module import Module
 
 
+
+__all__ = ["Dropout"]
+
 class Dropout(Module):
     """In training, zero each element with probability ``p`` and scale the rest by
     ``1 / (1 - p)``; in eval mode, the identity.

@@ -18,20 +18,11 @@ from ..functions.checks import expect_tensor
 from ..ops import nn_ops
 from ..random import rand_like
 from ..tensor import Tensor
-from ._conv import avg_pool2d, conv2d, max_pool2d
-from ._losses import (
-    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss,
-    nll_loss,
-)
-from ._normalization import batch_norm, embedding, layer_norm
 
 __all__ = [
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu",
-    "elu_", "gelu", "leaky_relu", "leaky_relu_", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot",
-    "pad", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
+    "dropout", "elu", "elu_", "gelu", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
+    "one_hot", "pad", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
 ]
-__all__ += ["batch_norm", "embedding", "layer_norm"]
-__all__ += ["avg_pool2d", "conv2d", "max_pool2d"]
 
 
 # ---- linear --------------------------------------------------------------------------------
@@ -241,3 +232,23 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
         )
     return nn_ops.ConstantPadNd.apply(input, pad=tuple(int(p) for p in pad),
                                       value=0 if value is None else value)
+
+
+# ---- the families: one module each, listing its names in __all__ (imported last, so that they
+# may build on the functions above) -------------------------------------------------------------
+from . import _conv, _f_activation, _f_dropout, _f_misc, _losses, _losses2, _normalization  # noqa: E402
+from . import _pool, _vision  # noqa: E402
+from ._conv import *  # noqa: E402,F401,F403
+from ._f_activation import *  # noqa: E402,F401,F403
+from ._f_dropout import *  # noqa: E402,F401,F403
+from ._f_misc import *  # noqa: E402,F401,F403
+from ._losses import *  # noqa: E402,F401,F403
+from ._losses2 import *  # noqa: E402,F401,F403
+from ._normalization import *  # noqa: E402,F401,F403
+from ._pool import *  # noqa: E402,F401,F403
+from ._vision import *  # noqa: E402,F401,F403
+
+FAMILIES = (_conv, _f_activation, _f_dropout, _f_misc, _losses, _losses2, _normalization, _pool,
+            _vision)
+for _family in FAMILIES:
+    __all__ += _family.__all__

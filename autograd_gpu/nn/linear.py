@@ -12,6 +12,9 @@ from .module import Module
 from .parameter import Parameter
 
 
+
+__all__ = ["Flatten", "Identity", "Linear"]
+
 class Identity(Module):
     """Returns its input unchanged (constructor arguments are ignored)."""
 

@@ -8,6 +8,9 @@ from ._losses import _reduction
 from .module import Module
 
 
+
+__all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss"]
+
 class _Loss(Module):
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean") -> None:

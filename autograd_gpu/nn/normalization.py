@@ -13,6 +13,9 @@ from .module import Module
 from .parameter import Parameter
 
 
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing ``normalized_shape``.
 

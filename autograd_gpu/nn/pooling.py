@@ -9,6 +9,9 @@ from . import functional as F
 from .module import Module
 
 
+
+__all__ = ["AvgPool2d", "MaxPool2d"]
+
 class MaxPool2d(Module):
     """``F.max_pool2d`` with fixed arguments (``stride`` defaults to ``kernel_size``).
 

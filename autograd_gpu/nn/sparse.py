@@ -13,6 +13,9 @@ from .module import Module
 from .parameter import Parameter
 
 
+
+__all__ = ["Embedding"]
+
 class Embedding(Module):
     """``weight[input]`` with ``weight`` of shape ``(num_embeddings, embedding_dim)``, drawn from
     N(0, 1); the row ``padding_idx`` (negative counts from the end) starts at zero and gets no

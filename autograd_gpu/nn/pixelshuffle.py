@@ -1,0 +1,5 @@
+"""PixelShuffle and PixelUnshuffle."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
