@@ -338,10 +338,43 @@ def from_numpy(ndarray: Any) -> Tensor:
 
 
 def from_dlpack(ext: Any) -> Tensor:
-    """A tensor sharing memory with any DLPack producer (NumPy, CuPy, PyTorch, JAX)."""
+    """A tensor sharing memory with any DLPack producer (NumPy, CuPy, PyTorch, JAX), or with a
+    DLPack capsule (``to_dlpack``'s)."""
+    if type(ext).__name__ == "PyCapsule":
+        ext = _Capsule(ext)
     dev_type, dev_id = ext.__dlpack_device__()
     dev = CPU if int(dev_type) == 1 else as_device(f"cuda:{dev_id}")
     return Tensor._make(dev.backend.from_dlpack(ext), dev)
+
+
+class _Capsule:
+    """A DLPack capsule as a producer: ``__dlpack__`` hands it over, and the device is read from
+    the ``DLTensor`` it holds (``{void *data; DLDevice device; ...}``), which a versioned capsule
+    places after its version, context, deleter and flags (32 bytes).
+
+    NOTE: NumPy reads a legacy ("dltensor") capsule as read-only; ``to_dlpack`` makes versioned
+    ones, which stay writable."""
+
+    def __init__(self, capsule: Any) -> None:
+        import ctypes
+
+        name_of = ctypes.pythonapi.PyCapsule_GetName
+        name_of.restype, name_of.argtypes = ctypes.c_char_p, [ctypes.py_object]
+        name = name_of(capsule)
+        if name not in (b"dltensor", b"dltensor_versioned"):
+            raise RuntimeError(f"from_dlpack: expected an unused DLPack capsule, got one named "
+                               f"{(name or b'').decode()!r}")
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        tensor = get(capsule, name) + (32 if name == b"dltensor_versioned" else 0)
+        device = (ctypes.c_int32 * 2).from_address(tensor + ctypes.sizeof(ctypes.c_void_p))
+        self.capsule, self.device = capsule, (int(device[0]), int(device[1]))
+
+    def __dlpack__(self, **_: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.device
 
 
 from .creation_fill import (  # noqa: E402,F401  (the filled factories build on the above)

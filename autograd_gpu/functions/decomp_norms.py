@@ -400,5 +400,19 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *,  # noqa: N803
     return U.finish("linalg_tensorsolve", result.reshape(result_shape), out, (A, B))
 
 
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of ``x`` (..., n): ``(..., n, N)`` with columns ``x**0, x**1,
+    ..., x**(N-1)`` (``N`` defaults to ``n``), built as PyTorch's: ones, then a cumulative
+    product (CatBackward0)."""
+    expect_tensor("linalg_vander", "x", 1, x)
+    n = N if N is not None else (x.shape[-1] if x.ndim else 1)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    from . import cat, cumprod  # NOTE: late: the families load after this module
+
+    powers = cumprod(x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)), -1)
+    return cat([x.unsqueeze(-1).new_ones(tuple(x.shape) + (1,)), powers], -1)
+
+
 __all__: list[str] = ["matrix_power"]
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {"matrix_power": matrix_power}

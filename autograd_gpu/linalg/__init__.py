@@ -10,7 +10,7 @@ its refusal of losses that depend on eigen- or singular vectors' free phases); `
 ``lstsq`` and ``matrix_rank`` refuse them as not supported yet.
 
 Not here: ``lu``, ``lu_factor``, ``lu_solve``, ``ldl_*`` and ``householder_product`` (NumPy
-exposes no LU, LDL or Householder routines), ``vander``.
+exposes no LU, LDL or Householder routines).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from ..functions.decomp import (
     solve, solve_ex, solve_triangular,
 )
 from ..functions.decomp_norms import (
-    cond, cross, matrix_norm, matrix_power, multi_dot, norm, tensorinv, tensorsolve, vecdot,
-    vector_norm,
+    cond, cross, matrix_norm, matrix_power, multi_dot, norm, tensorinv, tensorsolve, vander,
+    vecdot, vector_norm,
 )
 from ..functions.decomp_spectral import (
     eig, eigh, eigvals, eigvalsh, linalg_qr as qr, linalg_svd as svd, lstsq, matrix_exp, matrix_rank, pinv,
@@ -35,5 +35,6 @@ __all__: list[str] = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
     "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
-    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot", "vector_norm",
+    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+    "vector_norm",
 ]
