@@ -60,7 +60,7 @@ from .shape import (
 # its Tensor methods in TENSOR_METHODS (installed on Tensor here) ----------------------------
 _FAMILY_NAMES = ("scan", "sort", "pointwise", "manip", "scatter", "sampling", "stats", "products",
                  "decomp", "aliases", "factories", "settings", "tensor_info", "bits", "calculus",
-                 "complex", "interop", "stft")
+                 "complex", "interop", "stft", "lowrank")
 # NOTE: the modules, taken before the star imports below rebind names such as ``sort``
 FAMILIES = tuple(importlib.import_module(f".{n}", __name__) for n in _FAMILY_NAMES)
 from .scan import *  # noqa: E402,F401,F403
@@ -81,6 +81,7 @@ from .calculus import *  # noqa: E402,F401,F403
 from .complex import *  # noqa: E402,F401,F403
 from .interop import *  # noqa: E402,F401,F403
 from .stft import *  # noqa: E402,F401,F403
+from .lowrank import *  # noqa: E402,F401,F403
 
 
 def _install_methods() -> None:
