@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["aminmax", "cummax", "cummin", "frexp", "histogram", "histogramdd", "kthvalue",
+__all__ = ["aminmax", "cummax", "cummin", "frexp", "geqrf", "histogram", "histogramdd", "kthvalue",
            "linalg_cholesky_ex", "linalg_eig", "linalg_eigh", "linalg_inv_ex", "linalg_lstsq",
            "linalg_qr", "linalg_slogdet",
            "linalg_solve_ex", "linalg_svd", "max", "median", "min", "mode", "nanmedian", "qr",
@@ -85,6 +85,7 @@ qr = _make("qr", ("Q", "R"))
 linalg_svd = _make("linalg_svd", ("U", "S", "Vh"))
 svd = _make("svd", ("U", "S", "V"))
 linalg_eig = _make("linalg_eig", ("eigenvalues", "eigenvectors"))
+geqrf = _make("geqrf", ("a", "tau"))
 linalg_eigh = _make("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))

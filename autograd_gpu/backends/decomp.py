@@ -367,6 +367,24 @@ class DecompBackend:
         w, v = xp.linalg.eigh(a, UPLO=uplo)
         return w.astype(real, copy=False), v
 
+    def geqrf(self, a: Any) -> tuple[Any, Any]:
+        """LAPACK geqrf's ``(a, tau)``: ``R`` on and above the diagonal, the Householder vectors
+        below it (column-major, as PyTorch's), ``tau`` their scales (NumPy's and CuPy's
+        ``qr(mode='raw')``, which hand back the transposed matrix)."""
+        xp = self.xp
+        m, n = a.shape[-2:]
+        batch = a.shape[:-2]
+        if a.size == 0:
+            return self.f_order(xp.array(a, copy=True)), xp.zeros(batch + (min(m, n),), a.dtype)
+        if a.ndim == 2 or self.name == "numpy":
+            h, tau = xp.linalg.qr(a, mode="raw")
+        else:  # NOTE: CuPy's raw mode takes one matrix at a time
+            flat = a.reshape((-1, m, n))
+            parts = [xp.linalg.qr(flat[i], mode="raw") for i in range(flat.shape[0])]
+            h = xp.stack([p[0] for p in parts]).reshape(batch + (n, m))
+            tau = xp.stack([p[1] for p in parts]).reshape(batch + (min(m, n),))
+        return self.f_order(xp.swapaxes(h, -1, -2)), tau.astype(a.dtype, copy=False)
+
     def eig(self, a: Any, compute_v: bool = True) -> Any:
         """``(eigenvalues, eigenvectors)`` (or the eigenvalues) of a general square matrix,
         complex (complex64 for float32 and complex64 input), in LAPACK geev's order and

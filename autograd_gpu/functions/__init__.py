@@ -60,7 +60,8 @@ from .shape import (
 # its Tensor methods in TENSOR_METHODS (installed on Tensor here) ----------------------------
 _FAMILY_NAMES = ("scan", "sort", "pointwise", "manip", "scatter", "sampling", "stats", "products",
                  "decomp", "aliases", "factories", "settings", "tensor_info", "bits", "calculus",
-                 "complex", "interop", "stft", "lowrank")
+                 "complex", "interop", "stft", "lowrank",
+                 "householder")
 # NOTE: the modules, taken before the star imports below rebind names such as ``sort``
 FAMILIES = tuple(importlib.import_module(f".{n}", __name__) for n in _FAMILY_NAMES)
 from .scan import *  # noqa: E402,F401,F403
@@ -82,6 +83,7 @@ from .complex import *  # noqa: E402,F401,F403
 from .interop import *  # noqa: E402,F401,F403
 from .stft import *  # noqa: E402,F401,F403
 from .lowrank import *  # noqa: E402,F401,F403
+from .householder import *  # noqa: E402,F401,F403
 
 
 def _install_methods() -> None:

@@ -9,8 +9,8 @@ Complex matrices: ``det``, ``slogdet``, ``inv``, ``inv_ex``, ``solve``, ``solve_
 its refusal of losses that depend on eigen- or singular vectors' free phases); ``pinv``,
 ``lstsq`` and ``matrix_rank`` refuse them as not supported yet.
 
-Not here: ``lu``, ``lu_factor``, ``lu_solve``, ``ldl_*`` and ``householder_product`` (NumPy
-exposes no LU, LDL or Householder routines).
+Not here: ``lu``, ``lu_factor``, ``lu_solve`` and ``ldl_*`` (NumPy exposes no LU or LDL
+routines).
 """
 
 from __future__ import annotations
@@ -27,13 +27,14 @@ from ..functions.decomp_spectral import (
     eig, eigh, eigvals, eigvalsh, linalg_qr as qr, linalg_svd as svd, lstsq, matrix_exp, matrix_rank, pinv,
     svdvals,
 )
+from ..functions.householder import householder_product
 from ..functions.linalg import matmul
 from ..ops.decomp import LinAlgError
 from ._diagonal import diagonal
 
 __all__: list[str] = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
-    "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+    "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
     "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
     "vector_norm",
