@@ -1,7 +1,8 @@
-"""``Linear``, ``Identity`` and ``Flatten``."""
+"""``Linear``, ``Bilinear``, ``Identity``, ``Flatten`` and ``Unflatten``."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..creation import empty
@@ -11,9 +12,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-
-
-__all__ = ["Flatten", "Identity", "Linear"]
+__all__ = ["Bilinear", "Flatten", "Identity", "Linear", "Unflatten"]
 
 class Identity(Module):
     """Returns its input unchanged (constructor arguments are ignored)."""
@@ -71,3 +70,67 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dimension ``dim`` into ``unflattened_size`` (``input.unflatten(dim, sizes)``)."""
+
+    def __init__(self, dim: int | str, unflattened_size: Any) -> None:
+        super().__init__()
+        if isinstance(dim, int):
+            self._require_tuple_int(unflattened_size)
+        elif isinstance(dim, str):
+            raise NotImplementedError("named dimensions are not supported by autograd_gpu")
+        else:
+            raise TypeError("invalid argument type for dim parameter")
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    @staticmethod
+    def _require_tuple_int(sizes: Any) -> None:
+        if isinstance(sizes, (tuple, list)):
+            for idx, elem in enumerate(sizes):
+                if not isinstance(elem, int):
+                    raise TypeError("unflattened_size must be tuple of ints, but found element of "
+                                    f"type {type(elem).__name__} at pos {idx}")
+            return
+        raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
+                        f"{type(sizes).__name__}")
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Bilinear(Module):
+    """``y = x1^T W x2 + b`` with ``weight`` of shape ``(out, in1, in2)``.
+
+    Initialised as PyTorch does: weight and bias from U(-1/sqrt(in1), 1/sqrt(in1)).
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty(out_features, in1_features, in2_features, device=device,
+                                      dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
