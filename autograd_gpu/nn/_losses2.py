@@ -14,7 +14,7 @@ import math
 import warnings
 from typing import Callable
 
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import STATE, no_grad
 from ..creation import ones_like, zeros_like
 from ..dtypes import int64
 from ..functions import clamp_min, minimum, xlogy
@@ -167,7 +167,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = 
     """Two-class logistic loss ``log(1 + exp(-target input))`` (targets +-1), reduced. As in
     PyTorch it has no gradient for ``target``, which must not require one."""
     reduction = _reduction(size_average, reduce, reduction)
-    if target.requires_grad:
+    if target.requires_grad and STATE.grad_enabled:  # NOTE: no_grad lets it pass, as PyTorch
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
                            "to argument 'target'. This input cannot have requires_grad True.")
     return nn_losses.SoftMarginLoss.apply(input, target, reduction=reduction)

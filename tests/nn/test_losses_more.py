@@ -201,6 +201,14 @@ def test_multilabel_soft_margin_loss(reduction: str, weighted: bool, device: str
            device, ("x", "y"), hessian="x")
 
 
+def test_soft_margin_loss_target_grad_under_no_grad(device: str) -> None:
+    def run(T: Any, dev: str) -> Any:
+        with T.no_grad():
+            return T.nn.functional.soft_margin_loss(t(T, dev, X), t(T, dev, SIGNS_2D, grad=True))
+
+    both(run, device)
+
+
 def test_margin_losses_have_no_double_backward(device: str) -> None:
     def run(T: Any, dev: str) -> Any:
         x = t(T, dev, X, grad=True)
