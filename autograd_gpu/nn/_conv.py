@@ -46,11 +46,11 @@ def _same_padding(kernel: Sizes, dilation: Sizes) -> tuple[Sizes, Sizes]:
     return lo, tuple(t - a for t, a in zip(totals, lo))
 
 
-def _per_axis(name: str, label: str, vals: Sizes, sep: str = " ") -> str:
-    """``name_height: 1 name_width: 2`` (1-D convolutions are 2-D ones of height 1)."""
+def _per_axis(name: str, vals: Sizes, fill: int = 1, sep: str = " ") -> str:
+    """``name_height: 1 name_width: 2``; a 1-D convolution is a 2-D one of height 1, whose
+    value is ``fill``."""
     axes = _AXES[max(len(vals), 2)]
-    vals = (1,) * (len(axes) - len(vals)) + tuple(vals) if label != "output_padding" else \
-        (0,) * (len(axes) - len(vals)) + tuple(vals)
+    vals = (fill,) * (len(axes) - len(vals)) + tuple(vals)
     return sep.join(f"{name}_{a}: {v}" for a, v in zip(axes, vals))
 
 
@@ -110,9 +110,8 @@ def _convolution(fn: str, dims: int, input: Tensor, weight: Tensor,  # noqa: A00
         if any(p >= s and p >= d for p, s, d in zip(out_pad, stride_, dilation_)):
             raise RuntimeError(
                 "output padding must be smaller than either stride or dilation, but got "
-                + " ".join((_per_axis("output_padding", "output_padding", out_pad),
-                            _per_axis("stride", "stride", stride_),
-                            _per_axis("dilation", "dilation", dilation_))))
+                + " ".join((_per_axis("output_padding", out_pad, 0), _per_axis("stride", stride_),
+                            _per_axis("dilation", dilation_))))
         out = tuple((n - 1) * s - 2 * p + d * (kk - 1) + op + 1 for n, s, p, d, kk, op in
                     zip(sizes, stride_, lo, dilation_, kernel, out_pad))
         if min(out) <= 0:
@@ -176,10 +175,10 @@ def _check_weight(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
 
 
 def _zero_dilation(x: Tensor, dilation: Sizes, transposed: bool) -> RuntimeError:
-    """A zero dilation: each CPU kernel PyTorch may pick words it its own way."""
+    """A zero dilation: each CPU kernel PyTorch may pick words it in its own way (float32: oneDNN's)."""
     if transposed:
         return RuntimeError("dilation should be greater than zero, but got "
-                            + _per_axis("dilation", "dilation", dilation, ", "))
+                            + _per_axis("dilation", dilation, 1, ", "))
     if x.dtype is float32 or x.device.type != "cpu":
         return RuntimeError("non-positive dilation is not supported")
     listed = [1] * (len(dilation) == 1) + list(dilation)
