@@ -1,44 +1,93 @@
 """Convolution and pooling ops, built on sliding windows (im2col) and their adjoint (col2im).
 
-All of them see a 4-D ``(N, C, H, W)`` input. A window geometry is ``kernel``, ``stride``,
-``dilation``, ``pad`` (top, left), ``in_hw`` and ``out_hw``: the padding at the bottom and right
-is whatever the output size needs (so asymmetric 'same' padding and ``ceil_mode`` need no
-special case). ``Im2col`` turns ``x`` into its windows ``(N, C, kh, kw, Ho, Wo)``; ``Col2im``
-adds windows back into an image. Each is the other's adjoint, so each is the other's backward,
-and every backward here is made of them, ``*`` and ``@``: gradients of any order.
+Every op sees a batched ``(N, C, *spatial)`` input with 1, 2 or 3 spatial dimensions. A window
+geometry is ``kernel``, ``stride``, ``dilation``, ``pad`` (the leading side of each dimension),
+``in_hw`` (the image's spatial size) and ``out_hw`` (the number of windows along each
+dimension): the padding at the trailing side is whatever the output size needs (so asymmetric
+'same' padding and ``ceil_mode`` need no special case). ``Im2col`` turns ``x`` into its windows
+``(N, C, *kernel, *out_hw)``; ``Col2im`` adds windows back into an image. Each is the other's
+adjoint, so each is the other's backward, and every backward here is made of them, ``*`` and
+``@``: gradients of any order. Neither loops over kernel offsets: both are one strided view.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..autograd.node import Node
 
-Pair = tuple[int, int]
+Pair = tuple[int, ...]
 
 
 def _padded_hw(kernel: Pair, stride: Pair, dilation: Pair, out_hw: Pair) -> Pair:
     """The padded input size that ``out_hw`` windows span."""
-    return ((out_hw[0] - 1) * stride[0] + (kernel[0] - 1) * dilation[0] + 1,
-            (out_hw[1] - 1) * stride[1] + (kernel[1] - 1) * dilation[1] + 1)
+    return tuple((o - 1) * s + (k - 1) * d + 1
+                 for k, s, d, o in zip(kernel, stride, dilation, out_hw))
+
+
+def _spatial(starts: Pair, sizes: Pair) -> tuple[slice, ...]:
+    """``[:, :, start:start + size, ...]`` as an index."""
+    return (slice(None), slice(None)) + tuple(slice(a, a + n) for a, n in zip(starts, sizes))
 
 
 def windows(b: Any, x: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: Pair,
             out_hw: Pair, fill: Any = 0) -> Any:
-    """A strided (read-only, uncopied where no padding is needed) view ``(N, C, kh, kw, Ho,
-    Wo)`` of the windows of ``x``, padded with ``fill``."""
-    n, c, h, w = x.shape
-    hp, wp = _padded_hw(kernel, stride, dilation, out_hw)
-    if pad != (0, 0) or hp > h or wp > w:
-        xp = b.full((n, c, hp, wp), fill, x.dtype)
-        rows, cols = max(min(h, hp - pad[0]), 0), max(min(w, wp - pad[1]), 0)
-        xp[:, :, pad[0]:pad[0] + rows, pad[1]:pad[1] + cols] = x[:, :, :rows, :cols]
+    """A strided (read-only, uncopied where no padding is needed) view ``(N, C, *kernel,
+    *out_hw)`` of the windows of ``x``, padded with ``fill``."""
+    n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    full = _padded_hw(kernel, stride, dilation, out_hw)
+    if any(pad) or any(f > s for f, s in zip(full, sizes)):
+        xp = b.full((n, c) + full, fill, x.dtype)
+        keep = tuple(max(min(s, f - p), 0) for s, f, p in zip(sizes, full, pad))
+        xp[_spatial(pad, keep)] = x[_spatial((0,) * len(keep), keep)]
         x = xp
     s = x.strides
-    shape = (n, c, kernel[0], kernel[1], out_hw[0], out_hw[1])
-    strides = (s[0], s[1], s[2] * dilation[0], s[3] * dilation[1], s[2] * stride[0],
-               s[3] * stride[1])
+    shape = (n, c) + tuple(kernel) + tuple(out_hw)
+    strides = (s[0], s[1]) + tuple(st * d for st, d in zip(s[2:], dilation)) + tuple(
+        st * sd for st, sd in zip(s[2:], stride))
     return b.as_strided(x, shape, strides)
+
+
+def col2im(b: Any, cols: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: Pair,
+           in_hw: Pair, out_hw: Pair) -> Any:
+    """Windows ``(N, C, *kernel, *out_hw)`` summed into an ``(N, C, *in_hw)`` image.
+
+    Element ``t`` of window offset ``i`` lands at ``q = stride * t + dilation * i`` of the padded
+    image. The windows are spread ``stride`` apart (zeros between) into ``z[..., i, u]`` with
+    ``u = q + dilation * (k - 1 - i)``, so ``image[q] = sum_i z[i, q + dilation (k - 1 - i)]``:
+    one strided view of ``z`` (a step of ``-dilation`` along ``u`` per kernel offset) summed
+    over the kernel axes.
+    """
+    n, c, nd = cols.shape[0], cols.shape[1], len(kernel)
+    if all(s == k * d for s, k, d in zip(stride, kernel, dilation)) and all(
+            d == 1 for d in dilation):
+        # NOTE: windows tile the image (pooling with stride == kernel): a transpose, no adds.
+        axes = (0, 1) + tuple(a for i in range(nd) for a in (2 + nd + i, 2 + i))
+        tiled = tuple(o * k for o, k in zip(out_hw, kernel))
+        out = cols.transpose(axes).reshape((n, c) + tiled)
+        if all(p == 0 for p in pad) and tuple(in_hw) == tiled:
+            return out
+        size = tuple(max(t, p + h) for t, p, h in zip(tiled, pad, in_hw))
+        full = b.zeros((n, c) + size, cols.dtype)
+        full[_spatial((0,) * nd, tiled)] = out
+        return b.ascontiguousarray(full[_spatial(pad, in_hw)])
+    size = tuple(max(f, p + h) for f, p, h in
+                 zip(_padded_hw(kernel, stride, dilation, out_hw), pad, in_hw))
+    lead = tuple(d * (k - 1) for d, k in zip(dilation, kernel))
+    # NOTE: kernel axes first, so the sum adds whole contiguous images (fast in NumPy).
+    z = b.zeros(tuple(kernel) + (n, c) + tuple(s + a for s, a in zip(size, lead)), cols.dtype)
+    spread = tuple(slice(a, a + (o - 1) * s + 1, s) for a, o, s in zip(lead, out_hw, stride))
+    z[(slice(None),) * (2 + nd) + spread] = cols.transpose(
+        tuple(range(2, 2 + nd)) + (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)))
+    st = z.strides
+    view = z[(slice(None),) * (2 + nd) + tuple(slice(a, None) for a in lead)]
+    strides = tuple(st[i] - dilation[i] * st[2 + nd + i] for i in range(nd)) + st[nd:]
+    summed = b.as_strided(view, tuple(kernel) + (n, c) + size, strides)
+    out = b.sum(summed, axis=tuple(range(nd)))
+    if size == tuple(in_hw):
+        return out
+    return b.ascontiguousarray(out[_spatial(pad, in_hw)])
 
 
 def _dtype(x: Any) -> Any:
@@ -47,21 +96,23 @@ def _dtype(x: Any) -> Any:
 
 
 class _Windowed(Node):
-    """A node that remembers one window geometry (see the module docstring)."""
+    """A node that remembers one window geometry (see the module docstring). With ``flat``,
+    windows are laid out ``(N, C * prod(kernel), prod(out_hw))`` (``unfold``'s layout)."""
 
     def __init__(self, kernel: Pair, stride: Pair, dilation: Pair, pad: Pair, in_hw: Pair,
-                 out_hw: Pair) -> None:
-        self.kernel, self.stride, self.dilation = kernel, stride, dilation
-        self.pad, self.in_hw, self.out_hw = pad, in_hw, out_hw
+                 out_hw: Pair, flat: bool = False) -> None:
+        self.kernel, self.stride, self.dilation = tuple(kernel), tuple(stride), tuple(dilation)
+        self.pad, self.in_hw, self.out_hw = tuple(pad), tuple(in_hw), tuple(out_hw)
+        self.flat = flat
 
     @property
-    def geometry(self) -> dict[str, Pair]:
+    def geometry(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "stride": self.stride, "dilation": self.dilation,
-                "pad": self.pad, "in_hw": self.in_hw, "out_hw": self.out_hw}
+                "pad": self.pad, "in_hw": self.in_hw, "out_hw": self.out_hw, "flat": self.flat}
 
     def col2im(self, cols: Any) -> Any:
-        """Windows ``(N, C, kh, kw, Ho, Wo)`` (Tensor, or array on the raw path) summed back
-        into an ``(N, C, H, W)`` image."""
+        """Windows ``(N, C, *kernel, *out_hw)`` (Tensor, or array on the raw path) summed back
+        into an ``(N, C, *in_hw)`` image."""
         return self.run(Col2im, cols, **self.geometry)
 
     def im2col(self, x: Any) -> Any:
@@ -69,98 +120,120 @@ class _Windowed(Node):
 
 
 class Im2col(_Windowed):
-    """``x (N, C, H, W)`` to its zero-padded windows ``(N, C, kh, kw, Ho, Wo)``, contiguous."""
+    """``x (N, C, *in_hw)`` to its zero-padded windows ``(N, C, *kernel, *out_hw)``,
+    contiguous (or ``(N, C * K, L)`` when ``flat``)."""
 
     node_name = "Im2ColBackward0"
     raw_ok = True
 
     def forward(self, x: Any) -> Any:
         b = self.backend
-        cols = windows(b, x, self.kernel, self.stride, self.dilation, self.pad, self.out_hw)
-        return b.ascontiguousarray(cols)
+        unbatched = x.ndim == len(self.kernel) + 1  # NOTE: only unfold's (flat) inputs
+        if unbatched:
+            x = x.reshape((1,) + x.shape)
+        cols = b.ascontiguousarray(
+            windows(b, x, self.kernel, self.stride, self.dilation, self.pad, self.out_hw))
+        if self.flat:
+            cols = cols.reshape(x.shape[0], x.shape[1] * math.prod(self.kernel),
+                                math.prod(self.out_hw))
+        return cols[0] if unbatched else cols
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (self.col2im(grad),)
 
 
 class Col2im(_Windowed):
-    """Windows ``(N, C, kh, kw, Ho, Wo)`` added into an ``(N, C, H, W)`` image (overlaps add up,
-    padding is cropped): the adjoint of ``Im2col``."""
+    """Windows ``(N, C, *kernel, *out_hw)`` (or ``(N, C * K, L)`` when ``flat``) added into an
+    ``(N, C, *in_hw)`` image (overlaps add up, padding is cropped): the adjoint of
+    ``Im2col``."""
 
     node_name = "Col2ImBackward0"
     raw_ok = True
 
     def forward(self, cols: Any) -> Any:
-        n, c, kh, kw, ho, wo = cols.shape
-        (sh, sw), (dh, dw), (pt, pl), (h, w) = self.stride, self.dilation, self.pad, self.in_hw
-        hp, wp = _padded_hw(self.kernel, self.stride, self.dilation, self.out_hw)
-        hp, wp = max(hp, pt + h), max(wp, pl + w)
-        if (sh, sw) == (kh * dh, kw * dw) and (dh, dw) == (1, 1):
-            # NOTE: windows tile the image (pooling with stride == kernel): a transpose, no adds.
-            out = cols.transpose(0, 1, 4, 2, 5, 3).reshape(n, c, ho * kh, wo * kw)
-            if (hp, wp) == (h, w) == (ho * kh, wo * kw):
-                return out
-            full = self.backend.zeros((n, c, hp, wp), cols.dtype)
-            full[:, :, :ho * kh, :wo * kw] = out
-            return self.backend.ascontiguousarray(full[:, :, pt:pt + h, pl:pl + w])
-        out = self.backend.zeros((n, c, hp, wp), cols.dtype)
-        # NOTE: one strided slice-add per kernel offset: kh * kw vectorised adds, no scatter.
-        for i in range(kh):
-            for j in range(kw):
-                out[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh,
-                    j * dw:j * dw + (wo - 1) * sw + 1:sw] += cols[:, :, i, j]
-        if (hp, wp) == (h, w):
-            return out
-        return self.backend.ascontiguousarray(out[:, :, pt:pt + h, pl:pl + w])
+        unbatched = self.flat and cols.ndim == 2  # NOTE: fold's unbatched ``(C * K, L)``
+        if self.flat:
+            k, c = math.prod(self.kernel), cols.shape[-2]
+            cols = cols.reshape((-1, c // k) + self.kernel + self.out_hw)
+        out = col2im(self.backend, cols, self.kernel, self.stride, self.dilation, self.pad,
+                     self.in_hw, self.out_hw)
+        return out[0] if unbatched else out
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (self.im2col(grad),)
 
 
 class Convolution(_Windowed):
-    """``out[n, o] = bias[o] + sum_{c, i, j} w[o, c, i, j] x_pad[n, g c, s h + d i, s w + d j]``,
-    computed as one (grouped, batched) matmul of the weight with the input's windows."""
+    """``out[n, o] = bias[o] + sum_{c, i} w[o, c, i] x_pad[n, g c, stride t + dilation i]``
+    (1, 2 or 3 spatial dimensions), one (grouped, batched) matmul of the weight with the input's
+    windows. ``transposed``: its adjoint in ``x`` (``conv_transpose``): the weight
+    ``(C_in, C_out / groups, *kernel)`` times ``x`` gives windows that ``col2im`` sums into the
+    output; the geometry is then the output's (``in_hw``: output size, ``out_hw``: ``x``'s)."""
 
     node_name = "ConvolutionBackward0"
     raw_ok = True
 
-    def __init__(self, groups: int, **geometry: Any) -> None:
+    def __init__(self, groups: int, transposed: bool = False, **geometry: Any) -> None:
         super().__init__(**geometry)
-        self.groups = groups
+        self.groups, self.transposed = groups, transposed
 
-    def _shapes(self, x_shape: Any, w_shape: Any) -> tuple[int, ...]:
-        n, g, o = x_shape[0], self.groups, w_shape[0]
-        return n, g, o // g, w_shape[1] * w_shape[2] * w_shape[3], self.out_hw[0] * self.out_hw[1]
+    def _mats(self, x_shape: Any, w_shape: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The weight as ``(g, rows, cols)`` matrices and the windows (or, transposed, ``x``)
+        as ``(N, g, cols, L)``."""
+        g, k, length = self.groups, math.prod(self.kernel), math.prod(self.out_hw)
+        if self.transposed:  # w (C_in, C_out/g, *k): rows C_in/g, cols C_out/g * K
+            return (g, w_shape[0] // g, w_shape[1] * k), (x_shape[0], g, w_shape[0] // g, length)
+        return (g, w_shape[0] // g, w_shape[1] * k), (x_shape[0], g, w_shape[1] * k, length)
+
+    def _bias_shape(self) -> tuple[int, ...]:
+        return (-1,) + (1,) * len(self.kernel)
 
     def forward(self, x: Any, w: Any, bias: Any) -> Any:
         b = self.backend
-        n, g, og, kg, length = self._shapes(x.shape, w.shape)
-        cols = windows(b, x, self.kernel, self.stride, self.dilation, self.pad, self.out_hw)
-        out = b.matmul(w.reshape(g, og, kg), cols.reshape(n, g, kg, length))
-        out = out.reshape((n, g * og) + self.out_hw)
+        w_mat, x_mat = self._mats(x.shape, w.shape)
+        w3 = w.reshape(w_mat)
+        if self.transposed:
+            cols = b.matmul(w3.swapaxes(-1, -2), x.reshape(x_mat))
+            c_out = w.shape[1] * self.groups
+            cols = cols.reshape((x.shape[0], c_out) + self.kernel + self.out_hw)
+            out = col2im(b, cols, self.kernel, self.stride, self.dilation, self.pad,
+                         self.in_hw, self.out_hw)
+        else:
+            cols = windows(b, x, self.kernel, self.stride, self.dilation, self.pad, self.out_hw)
+            out = b.matmul(w3, cols.reshape(x_mat))
+            out = out.reshape((x.shape[0], w.shape[0]) + self.out_hw)
         if bias is not None:
-            out += bias.reshape(-1, 1, 1)
+            out += bias.reshape(self._bias_shape())
         need = self.needs_input_grad
         if need:
             self.save_for_backward(x if need[1] else None, w if need[0] else None)
-            self.x_shape, self.w_shape = x.shape, w.shape
+            self.x_shape, self.w_shape = tuple(x.shape), tuple(w.shape)
         return out
 
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
         x, w = self.saved_tensors
         need = self.needs_input_grad
-        n, g, og, kg, length = self._shapes(self.x_shape, self.w_shape)
-        g_out = grad.reshape((n, g, og, length))
+        w_mat, x_mat = self._mats(self.x_shape, self.w_shape)
+        n, g = self.x_shape[0], self.groups
         grad_x = grad_w = grad_b = None
-        if need[0]:
-            cols_grad = w.reshape((g, og, kg)).swapaxes(-1, -2) @ g_out
-            c = self.x_shape[1]
-            grad_x = self.col2im(cols_grad.reshape((n, c) + self.kernel + self.out_hw))
-        if need[1]:
-            cols = self.im2col(x).reshape((n, g, kg, length))
-            grad_w = (g_out @ cols.swapaxes(-1, -2)).sum(0).reshape(self.w_shape)
+        if self.transposed:
+            g_cols = self.im2col(grad).reshape((n, g, w_mat[2], x_mat[3]))
+            if need[0]:
+                grad_x = (w.reshape(w_mat) @ g_cols).reshape(self.x_shape)
+            if need[1]:
+                x3 = x.reshape(x_mat)
+                grad_w = (x3 @ g_cols.swapaxes(-1, -2)).sum(0).reshape(self.w_shape)
+        else:
+            g_out = grad.reshape((n, g, w_mat[1], x_mat[3]))
+            if need[0]:
+                cols_grad = w.reshape(w_mat).swapaxes(-1, -2) @ g_out
+                grad_x = self.col2im(
+                    cols_grad.reshape((n, self.x_shape[1]) + self.kernel + self.out_hw))
+            if need[1]:
+                cols = self.im2col(x).reshape(x_mat)
+                grad_w = (g_out @ cols.swapaxes(-1, -2)).sum(0).reshape(self.w_shape)
         if len(need) > 2 and need[2]:
-            grad_b = grad.sum((0, 2, 3))
+            grad_b = grad.sum((0,) + tuple(range(2, 2 + len(self.kernel))))
         return grad_x, grad_w, grad_b
 
 
