@@ -24,6 +24,8 @@ __all__ = ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alph
 _ALPHA = 1.7580993408473766
 
 
+# NOTE: dropout1d/2d/3d read input.dim() first (a non-tensor raises AttributeError), the others
+# type-check their input, as in PyTorch.
 def _check_p(p: float) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -68,7 +70,6 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
         RuntimeError: an input of another rank.
     """
     _check_p(p)
-    expect_tensor("dropout1d", "input", 1, input)
     if input.dim() not in (2, 3):
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note "
@@ -98,7 +99,6 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
     1-D dropout, with a warning), not as an unbatched ``(C, H, W)``.
     """
     _check_p(p)
-    expect_tensor("dropout2d", "input", 1, input)
     ndim = input.dim()
     if ndim not in (3, 4):
         _rank_warning("dropout2d", ndim, 2)
@@ -119,7 +119,6 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
     ``p`` and scale the rest by ``1 / (1 - p)``, in training. Other ranks warn (deprecated); as
     PyTorch, any rank but 5 is read as unbatched."""
     _check_p(p)
-    expect_tensor("dropout3d", "input", 1, input)
     ndim = input.dim()
     if ndim not in (4, 5):
         _rank_warning("dropout3d", ndim, 3)
