@@ -302,6 +302,8 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     opmath = dtypes.float64 if input.dtype is dtypes.float64 else dtypes.float32
     if eps is None:
         eps = _OPMATH_EPS[opmath.name]
+    # NOTE: a composition (as PyTorch's CPU path): about five elementwise/reduction kernels on
+    # CUDA where PyTorch may use a fused one; a fused kernel is a later step.
     x = input.to(opmath)
     dims = tuple(range(input.dim() - k, input.dim()))
     out = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()

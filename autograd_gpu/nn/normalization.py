@@ -217,6 +217,28 @@ class _InstanceNorm(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
                          bias=bias)
 
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, assign: bool,
+                              missing: list[str], unexpected: list[str],
+                              errors: list[str]) -> None:
+        # NOTE: PyTorch refuses running statistics for an instance norm that does not track them
+        # when the state_dict carries no version (pre-0.4 checkpoints, and plain dicts); our
+        # loader passes no metadata, so every such state_dict is treated as version-less.
+        if not self.track_running_stats:
+            keys = [prefix + n for n in ("running_mean", "running_var") if prefix + n in state_dict]
+            if keys:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in keys)
+                errors.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with "
+                    "track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {klass} does not track running stats "
+                    "by default since 0.4.0. Please remove these keys from state_dict. If the "
+                    "running stats are actually needed, instead set track_running_stats=True in "
+                    f"{klass} to enable them. See the documentation of {klass} for details.")
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, assign, missing, unexpected, errors)
+
     def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
         dims = (self._no_batch_dim, self._no_batch_dim + 1)
         if input.dim() not in dims:

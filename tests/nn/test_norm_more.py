@@ -294,6 +294,8 @@ ERRORS = {
     "sync_1d": lambda T, d: T.nn.SyncBatchNorm(3)(T.randn(2, device=d)),
     "sync_no_channels": lambda T, d: T.nn.SyncBatchNorm(0)(T.randn(2, 0, device=d)),
     "sync_one_value": lambda T, d: T.nn.SyncBatchNorm(3)(T.randn(1, 3, device=d)),
+    "in_load_running_stats": lambda T, d: T.nn.InstanceNorm1d(2).load_state_dict(
+        {"running_mean": T.zeros(2), "running_var": T.ones(2)}, strict=False),
     "sync_eval": lambda T, d: T.nn.SyncBatchNorm(3).to(d).eval()(T.ones(2, 3, device=d)),
 }
 
