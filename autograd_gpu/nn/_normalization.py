@@ -1,21 +1,25 @@
-"""``layer_norm``, ``batch_norm`` and ``embedding`` of ``nn.functional`` (argument checks, then
-one op of ``ops/norm_ops.py``)."""
+"""The normalisations of ``nn.functional`` (``layer_norm``, ``batch_norm``, ``group_norm``,
+``instance_norm``, ``rms_norm``, ``local_response_norm``) and ``embedding``: argument checks, then
+one op of ``ops/norm_ops.py`` / ``ops/nn_norm.py`` or a composition of tensor ops."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Sequence
 
 from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..creation import tensor
 from ..functions.checks import expect_tensor
-from ..ops import norm_ops
+from ..functions.manip_views import unfold
+from ..functions.shape import cat
+from ..ops import nn_norm, norm_ops
 from ..tensor import Tensor
 
+__all__ = ["batch_norm", "embedding", "group_norm", "instance_norm", "layer_norm",
+           "local_response_norm", "rms_norm"]
 
-
-__all__ = ["batch_norm", "embedding", "layer_norm"]
 
 def _shape_str(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
@@ -132,6 +136,221 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
         rv = None if running_var is None else running_var.detach()
     return norm_ops.NativeBatchNorm.apply(input, weight, bias, rm, rv, training=training,
                                           momentum=momentum, eps=eps)
+
+
+def _expect_float(kernel: str, input: Tensor) -> None:  # noqa: A002
+    """PyTorch's ``NotImplementedError`` for a normalisation kernel on a non-float input."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(input.dtype)}'")
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each of ``num_groups`` groups of channels of each sample:
+    ``(x - mean) / sqrt(var + eps) * weight + bias``, with the statistics (biased variance) over
+    the group's channels and spatial positions, and ``weight``/``bias`` per channel.
+
+    Args:
+        input: ``(N, C, *)`` with ``C`` divisible by ``num_groups``.
+        weight, bias: ``(C,)`` or None.
+
+    Returns:
+        Tensor of the shape of ``input`` (grad_fn NativeGroupNormBackward0).
+
+    Raises:
+        ValueError: one value per group (PyTorch's "per channel when training" message).
+
+    Example:
+        >>> group_norm(tensor([[1.0, 3.0]]), 1)
+        tensor([[-1.0000,  1.0000]])
+    """
+    expect_tensor("group_norm", "input", 1, input)
+    expect_tensor("group_norm", "weight", 3, weight, optional=True)
+    expect_tensor("group_norm", "bias", 4, bias, optional=True)
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    per_group = [n * c // num_groups, num_groups, *input.shape[2:]]
+    if per_group[0] * math.prod(per_group[2:]) == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{per_group}")
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {_shape_str(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.dim() != 1 or p.numel() != c):
+            # NOTE: PyTorch's bias message prints the weight's shape ([0] without a weight).
+            shown = [0] if weight is None else weight.shape
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {_shape_str(shown)} and input of shape "
+                f"{_shape_str(input.shape)}"
+            )
+    _check_mixed_dtype(input, weight, bias)
+    _expect_float("GroupNormKernelImpl", input)
+    return nn_norm.NativeGroupNorm.apply(input, weight, bias, groups=num_groups, eps=eps)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial positions.
+
+    As PyTorch: the input is viewed as one sample of ``N * C`` channels and batch-normalised,
+    with ``weight``, ``bias`` and the running statistics repeated ``N`` times; the running
+    statistics (when given) then become the mean over the batch of the updated copies.
+
+    Args:
+        input: ``(N, C, *)``.
+        running_mean, running_var: ``(C,)`` or None (needed when not ``use_input_stats``).
+        weight, bias: ``(C,)`` or None.
+        use_input_stats: normalise with the input's statistics (else the running ones).
+
+    Returns:
+        Tensor of the shape of ``input`` (grad_fn ViewBackward0, as in PyTorch).
+
+    Raises:
+        ValueError: one spatial position with ``use_input_stats``.
+    """
+    if use_input_stats and math.prod(input.size()[2:]) == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"torch.Size({list(input.size())})")
+    for position, (name, t) in enumerate((("input", input), ("weight", weight), ("bias", bias),
+                                          ("running_mean", running_mean),
+                                          ("running_var", running_var)), 1):
+        expect_tensor("instance_norm", name, position, t, optional=position > 1)
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    _expect_float("batch_norm", input)
+    n, c = input.shape[0], input.shape[1]
+
+    def repeated(t: Tensor | None) -> Tensor | None:
+        return None if t is None else t.repeat(n)
+
+    with no_grad():
+        rm, rv = repeated(running_mean), repeated(running_var)
+    flat = input.contiguous().view(1, n * c, *input.shape[2:])
+    out = batch_norm(flat, rm, rv, repeated(weight), repeated(bias), use_input_stats, momentum,
+                     eps)
+    with no_grad():
+        for buf, copies in ((running_mean, rm), (running_var, rv)):
+            if buf is not None and copies is not None:
+                buf.copy_(copies.view(n, c).mean(0))
+    return out.view(*input.shape)
+
+
+_RMS_DTYPE_WARNED = False
+_OPMATH_EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07}
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,  # noqa: A002
+             eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x**2) + eps) * weight``, the mean over the last
+    ``len(normalized_shape)`` dimensions.
+
+    As PyTorch: float16/bfloat16 inputs are computed in float32 (weight included) and the result
+    cast back; the output has the input's dtype whatever the weight's (a differing weight dtype
+    warns). ``eps=None`` means the machine epsilon of the computing dtype.
+
+    Args:
+        input: ``(*, *normalized_shape)``.
+        normalized_shape: a sequence of ints (a bare int is refused, as PyTorch's binding does).
+        weight: of shape ``normalized_shape``, or None.
+
+    Returns:
+        Tensor of the shape and dtype of ``input``.
+
+    Example:
+        >>> rms_norm(tensor([[3.0, 4.0]]), [2], eps=0.0)
+        tensor([[0.8485, 1.1314]])
+    """
+    expect_tensor("rms_norm", "input", 1, input)
+    expect_tensor("rms_norm", "weight", 3, weight, optional=True)
+    if isinstance(normalized_shape, int):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    shape = tuple(int(s) for s in normalized_shape)
+    k = len(shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{_shape_str(weight.shape)} and normalized_shape = {_shape_str(shape)}"
+        )
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_str(shape)}, expected input with shape "
+            f"[*{', '.join(str(s) for s in shape)}], but got input of size"
+            f"{_shape_str(input.shape)}"
+        )
+    _expect_float("rms_norm", input)
+    global _RMS_DTYPE_WARNED
+    if weight is not None and weight.dtype is not input.dtype and not _RMS_DTYPE_WARNED:
+        # NOTE: PyTorch warns once per process (TORCH_WARN_ONCE).
+        _RMS_DTYPE_WARNED = True
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
+                      f"{dtypes.c_type_name(input.dtype)}, weight dtype = "
+                      f"{dtypes.c_type_name(weight.dtype)}, Cannot dispatch to fused "
+                      "implementation.", UserWarning, stacklevel=2)
+    opmath = dtypes.float64 if input.dtype is dtypes.float64 else dtypes.float32
+    if eps is None:
+        eps = _OPMATH_EPS[opmath.name]
+    # NOTE: a composition (as PyTorch's CPU path): about five elementwise/reduction kernels on
+    # CUDA where PyTorch may use a fused one; a fused kernel is a later step.
+    x = input.to(opmath)
+    dims = tuple(range(input.dim() - k, input.dim()))
+    out = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype)
+
+
+def _channel_window_sum(sq: Tensor, before: int, after: int, width: int) -> Tensor:
+    """Sums of ``sq`` over windows of ``width`` channels (dimension 1), ``sq`` first padded with
+    ``before`` and ``after`` zero channels."""
+    pads = []
+    for count in (before, after):
+        shape = list(sq.shape)
+        shape[1] = count
+        pads.append(sq.new_zeros(shape))
+    return unfold(cat([pads[0], sq, pads[1]], 1), 1, width, 1).sum(-1)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4,  # noqa: A002
+                        beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``x / (k + alpha * mean(x**2 over size neighbouring channels)) ** beta``.
+
+    The window of channel ``c`` spans ``[c - size // 2, c + (size - 1) // 2]``, zeros outside
+    (the mean still divides by ``size``), as PyTorch's average pooling over padded channels.
+
+    Args:
+        input: ``(N, C, *)`` with at least one dimension after ``C``.
+
+    Returns:
+        Tensor of the shape of ``input`` (grad_fn DivBackward0).
+    """
+    expect_tensor("local_response_norm", "input", 1, input)
+    dim = input.dim()
+    if dim < 3:
+        # NOTE: PyTorch's message carries a run of spaces from a continued string literal.
+        raise ValueError(f"Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    if size <= 0:
+        kernel = "kH: " if dim == 3 else "kT: "
+        rest = "kW: 1" if dim == 3 else "kH: 1 kW: 1"
+        raise RuntimeError(f"kernel size should be greater than zero, but got {kernel}{size} "
+                           f"{rest}")
+    div = _channel_window_sum(input * input, size // 2, (size - 1) // 2, size) / size
+    return input / div.mul(alpha).add(k).pow(beta)
 
 
 def normalize_padding_idx(padding_idx: int | None, num_embeddings: int) -> int | None:

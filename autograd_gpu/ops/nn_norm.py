@@ -1,0 +1,70 @@
+"""Group normalisation as one node (``NativeGroupNormBackward0``, as PyTorch records it).
+
+Forward runs on backend arrays; backward is written with tensor ops, so it is itself
+differentiable (``gradgradcheck``, gradient penalties).
+
+NOTE: on CUDA each pass (mean, variance, normalise, affine; about ten in backward) is its own
+CuPy kernel; not timed on a GPU yet. A fused kernel (one pass per group) is the later step if
+``bench/`` shows it matters.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..autograd.grad_mode import STATE
+from .norm_ops import _Normalize
+
+
+class NativeGroupNorm(_Normalize):
+    """``(x - mean) * rstd * weight + bias`` with the statistics of each of ``groups`` channel
+    groups of each sample (``x`` of shape ``(N, C, *)``, viewed as ``(N, groups, -1)``), and
+    ``weight`` and ``bias`` per channel ``(C,)``."""
+
+    node_name = "NativeGroupNormBackward0"
+
+    def __init__(self, groups: int, eps: float) -> None:
+        self.groups, self.eps = groups, eps
+        self.red = (2,)
+
+    def _grouped(self, shape: tuple[int, ...]) -> tuple[int, int, int]:
+        # NOTE: explicit sizes, not -1: an empty batch has no size to infer from.
+        return shape[0], self.groups, shape[1] // self.groups * math.prod(shape[2:])
+
+    def forward(self, x: Any, w: Any, bias: Any) -> Any:
+        self.pshape = (x.shape[1],) + (1,) * (x.ndim - 2)
+        self.bias_shape = (x.shape[1],)
+        self.pdims = (0,) + tuple(range(2, x.ndim))
+        xg = x.reshape(self._grouped(x.shape))
+        mean, _, rstd = self._stats(xg)
+        self.save_for_backward(x, w, mean, rstd)
+        out = ((xg - mean) * rstd).reshape(x.shape)
+        if w is not None:
+            out = out * w.reshape(self.pshape)
+        if bias is not None:
+            out = out + bias.reshape(self.pshape)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, grad: Any) -> tuple[Any, ...]:
+        x, w, mean, rstd = self.saved_tensors
+        needs = self.needs_input_grad
+        xg = x.reshape(self._grouped(tuple(x.shape)))
+        if STATE.grad_enabled and x.requires_grad:
+            # NOTE: a graph is being recorded (create_graph): the statistics must be functions
+            # of x for second derivatives to be right.
+            mean = xg.mean(2, keepdim=True)
+            xc = xg - mean
+            rstd = ((xc * xc).mean(2, keepdim=True) + self.eps).rsqrt()
+        xhat = (xg - mean) * rstd
+        gx = gw = gb = None
+        if needs[0]:
+            gy = grad if w is None else grad * w.view(self.pshape)
+            gy = gy.reshape(xg.shape)
+            proj = (gy * xhat).mean(2, keepdim=True)
+            gx = (rstd * (gy - gy.mean(2, keepdim=True) - xhat * proj)).reshape(x.shape)
+        if needs[1]:
+            gw = self._sum_p(grad * xhat.reshape(x.shape)).view(w.shape)
+        if needs[2]:
+            gb = self._sum_p(grad).view(self.bias_shape)
+        return gx, gw, gb
