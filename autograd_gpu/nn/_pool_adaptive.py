@@ -1,4 +1,4 @@
-"""Adaptive and power-average (LP) pooling for ``nn.functional`` (gathered by ``_pool.py``):
+"""Adaptive pooling, power-average (LP) pooling and max unpooling for ``nn.functional`` (gathered by ``_pool.py``):
 window tables built on the host, one op from ``ops/pool.py``."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
-    "lp_pool3d",
+    "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
 ]
 
 
@@ -209,3 +209,66 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
               ceil_mode: bool = False) -> Tensor:
     """The power-average pool over windows of the last 3 dimensions (see ``lp_pool1d``)."""
     return _lp("lp_pool3d", avg_pool3d, 3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+# ---- unpooling -------------------------------------------------------------------------------
+
+def _unpool_size(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],  # noqa: A002
+                 pad: tuple[int, ...], output_size: Any) -> list[int]:
+    """PyTorch's ``_unpool_output_size``: ``(in - 1) s + k - 2 p``, or a checked ``output_size``."""
+    n = len(kernel)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * pad[d] for d in range(n)]
+    if output_size is None:
+        return default
+    out = list(output_size)
+    if len(out) == n + 2:
+        out = out[2:]
+    if len(out) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, "
+                         f"but it has a length of '{len(out)}'")
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < out[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} '
+                             f"and {hi})")
+    return [int(o) for o in out]
+
+
+def _unpool(input: Tensor, indices: Tensor, n: int, kernel_size: Any, stride: Any,  # noqa: A002
+            padding: Any, output_size: Any) -> Tensor:
+    def tup(v: Any) -> tuple[int, ...]:
+        return tuple([v] * n) if isinstance(v, int) else tuple(int(x) for x in v)
+
+    kernel = tup(kernel_size)
+    stride_, pad = tup(kernel if stride is None else stride), tup(padding)
+    sizes = _unpool_size(input, kernel, stride_, pad, output_size)
+    if n == 1:
+        out = _unpool(input.unsqueeze(-1), indices.unsqueeze(-1), 2, (kernel[0], 1),
+                      (stride_[0], 1), (pad[0], 0), sizes + [1])
+        return out.squeeze(-1)
+    return pool.PlaneScatter.apply(  # type: ignore[no-any-return]
+        input, indices=indices._data, n_spatial=n, in_sizes=tuple(sizes),
+        name=f"MaxUnpool{n}DBackward0", accumulate=False)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any,  # noqa: A002
+                 stride: Any = None, padding: Any = 0, output_size: Any = None) -> Tensor:
+    """The inverse of ``max_pool1d``: each value written at its index of a zero output (other
+    positions stay 0). Computed in 2-D and squeezed, as PyTorch."""
+    expect_tensor("max_unpool1d", "input", 1, input)
+    return _unpool(input, indices, 1, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any,  # noqa: A002
+                 stride: Any = None, padding: Any = 0, output_size: Any = None) -> Tensor:
+    """The inverse of ``max_pool2d`` (MaxUnpool2DBackward0: the gradient gathers at the
+    indices)."""
+    expect_tensor("max_unpool2d", "input", 1, input)
+    return _unpool(input, indices, 2, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any,  # noqa: A002
+                 stride: Any = None, padding: Any = 0, output_size: Any = None) -> Tensor:
+    """The inverse of ``max_pool3d`` (MaxUnpool3DBackward0)."""
+    expect_tensor("max_unpool3d", "input", 1, input)
+    return _unpool(input, indices, 3, kernel_size, stride, padding, output_size)

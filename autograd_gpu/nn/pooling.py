@@ -12,7 +12,8 @@ from .module import Module
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d",
-    "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
+    "MaxUnpool3d",
 ]
 
 
@@ -222,3 +223,47 @@ class LPPool3d(_LPPoolNd):
     """``F.lp_pool3d`` with fixed arguments."""
 
     fn = "lp_pool3d"
+
+
+class _MaxUnpoolNd(Module):
+    dims = 1
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+
+        def tup(v: Any) -> tuple[int, ...]:
+            return tuple([v] * self.dims) if isinstance(v, int) else tuple(v)
+
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride if stride is not None else kernel_size)
+        self.padding = tup(padding)
+
+    def forward(self, input: Tensor, indices: Tensor,  # noqa: A002
+                output_size: Any = None) -> Tensor:
+        fn = getattr(F, f"max_unpool{self.dims}d")
+        return fn(input, indices, self.kernel_size, self.stride,  # type: ignore[no-any-return]
+                  self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """``F.max_unpool1d`` with fixed arguments.
+
+    Example:
+        >>> MaxUnpool1d(2)
+        MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    """
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """``F.max_unpool2d`` with fixed arguments."""
+
+    dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """``F.max_unpool3d`` with fixed arguments."""
+
+    dims = 3

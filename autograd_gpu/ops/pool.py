@@ -145,7 +145,8 @@ class PlaneGather(_Plane):
         return b.take_along_axis(flat, idx, 1).reshape(self.indices.shape)
 
     def backward(self, grad: Any) -> tuple[Any]:
-        return (self.run(PlaneScatter, grad, **self.params),)
+        # NOTE: the adjoint of a gather adds up repeated indices (even under an unpooling).
+        return (self.run(PlaneScatter, grad, **{**self.params, "accumulate": True}),)
 
 
 class PlaneScatter(_Plane):

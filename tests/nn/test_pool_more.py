@@ -126,6 +126,37 @@ def test_pool_modules_match_torch(cls: str, args: tuple[Any, ...], kwargs: dict[
     assert_same(ours(t(ag, device, xa)), theirs(t(torch, "cpu", xa)), rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize("n, shape, kw, out_size", [
+    (1, (2, 3, 8), {"kernel_size": 2}, None),
+    (1, (3, 9), {"kernel_size": 3, "stride": 2, "padding": 1}, (9,)),
+    (2, (2, 3, 6, 7), {"kernel_size": 2}, (2, 3, 7, 7)),
+    (2, (3, 7, 7), {"kernel_size": 3, "stride": 2, "padding": 1}, None),
+    (3, (2, 2, 4, 5, 6), {"kernel_size": 2}, (5, 5, 6)),
+])
+def test_max_unpool_matches_torch(n: int, shape: tuple[int, ...], kw: dict[str, Any],
+                                  out_size: Any, device: str) -> None:
+    xa = RNG.permutation(int(np.prod(shape))).reshape(shape) / 7.0
+
+    def run(T: Any, x: Any) -> Any:
+        F = T.nn.functional
+        out, idx = getattr(F, f"max_pool{n}d")(x, return_indices=True, **kw)
+        res = getattr(F, f"max_unpool{n}d")(out * 2, idx, output_size=out_size, **kw)
+        mod = getattr(T.nn, f"MaxUnpool{n}d")(**kw)(out, idx, out_size)
+        assert repr(getattr(T.nn, f"MaxUnpool{n}d")(**kw)) == repr(
+            getattr(torch.nn, f"MaxUnpool{n}d")(**kw))
+        return res, mod
+
+    check_fn(run, xa, device)
+    if "stride" in kw:
+        return  # NOTE: overlapping windows repeat indices: PyTorch's gradient ignores overwrites
+    x = t(ag, device, xa, True)
+    out, idx = getattr(ag.nn.functional, f"max_pool{n}d")(x, return_indices=True, **kw)
+    out = out.detach().requires_grad_()
+    assert ag.autograd.gradgradcheck(
+        lambda v: getattr(ag.nn.functional, f"max_unpool{n}d")(
+            v, idx, output_size=shape[-n:], **kw) ** 2, (out,))
+
+
 def _f(fn: str, shape: tuple[int, ...], *args: Any, **kw: Any) -> Any:
     return lambda T, dev: getattr(T.nn.functional, fn)(T.ones(*shape, device=dev), *args, **kw)
 
@@ -175,6 +206,12 @@ CASES = {
     "adaptive max2d 1-D": _f("adaptive_max_pool2d", (5,), 2),
     "adaptive max2d empty channel": _f("adaptive_max_pool2d", (2, 0, 5, 5), 2),
     "adaptive max3d 2-D": _f("adaptive_max_pool3d", (5, 5), 2),
+    "unpool output_size length": lambda T, dev: T.nn.functional.max_unpool2d(
+        T.ones(1, 1, 2, 2, device=dev), T.zeros(1, 1, 2, 2, dtype=T.int64, device=dev), 2,
+        output_size=(4, 4, 4)),
+    "unpool output_size range": lambda T, dev: T.nn.functional.max_unpool2d(
+        T.ones(1, 1, 2, 2, device=dev), T.zeros(1, 1, 2, 2, dtype=T.int64, device=dev), 2,
+        output_size=(6, 4)),
 }
 
 test_misuse = catalogue_test(CASES)
