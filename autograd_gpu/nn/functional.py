@@ -217,14 +217,22 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
         value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions with ``value``: ``pad = (left_last,
-    right_last, left_second_last, ...)``; negative amounts crop. Only ``mode='constant'``."""
+    right_last, left_second_last, ...)``; negative amounts crop.
+
+    ``mode`` 'reflect', 'replicate' and 'circular' pad 1 to 3 trailing dimensions of a batched
+    or unbatched input by mirroring, repeating the edge, or wrapping (``padding.pad_modes``).
+    """
     expect_tensor("pad", "input", 1, input)
-    if mode != "constant":
-        if mode in ("reflect", "replicate", "circular"):
-            raise NotImplementedError(f"pad mode '{mode}' is not implemented in autograd_gpu")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        from .padding import pad_modes  # NOTE: late: padding.py imports this module
+
+        return pad_modes(input, pad, mode)
     if len(pad) // 2 > input.dim():
         raise RuntimeError(
             "Padding length should be less than or equal to two times the input dimension but "
