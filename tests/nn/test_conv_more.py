@@ -144,11 +144,7 @@ def test_conv_module_padding_modes_match_torch(mode: str, name: str, padding: An
     ours.to(device)
     x = RNG.standard_normal(x_shape)
     xo, xt = t(ag, device, x, True), t(torch, "cpu", x, True)
-    try:
-        out_o = ours(xo)
-    except NotImplementedError:
-        # NOTE: F.pad's reflect/replicate/circular modes belong to the padding family.
-        pytest.xfail("F.pad mode not implemented yet")
+    out_o = ours(xo)
     out_t = theirs(xt)
     assert_same(out_o, out_t, **TOL)
     assert_same(grads_of(out_o, [xo, *ours.parameters()]),
