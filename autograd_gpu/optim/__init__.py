@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from . import lr_scheduler
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adadelta, Adamax
+from .lbfgs import LBFGS
+from .nadam import NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
+from .rprop import ASGD, Rprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "lr_scheduler"]

@@ -91,6 +91,10 @@ class LRScheduler:
         self.base_lrs: list[Any] = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _track_step_calls(optimizer)
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The step made at construction (``get_lr`` sees ``_is_initial`` set)."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -140,6 +144,10 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Advance ``last_epoch`` (or jump to ``epoch``) and write the new lrs into the groups."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -444,3 +452,15 @@ class OneCycleLR(LRScheduler):
                     break
                 start_step = phase["end_step"]
         return lrs
+
+
+# NOTE: imported last: these subclass LRScheduler, defined above.
+from ._lr_scheduler_more import (  # noqa: E402
+    ChainedScheduler, ConstantLR, CosineAnnealingWarmRestarts, CyclicLR, LinearLR,
+    MultiplicativeLR, PolynomialLR, ReduceLROnPlateau, SequentialLR,
+)
+
+__all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+           "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+           "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
+           "StepLR"]

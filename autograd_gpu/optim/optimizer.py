@@ -93,12 +93,13 @@ class Optimizer:
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__} ("]
+        # NOTE: as PyTorch's, groups after the first are preceded by an empty line.
+        text = f"{type(self).__name__} ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
-        lines.append(")")
-        return "\n".join(lines)
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                            if key != "params")
+        return text + ")"
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a parameter group (a dict with ``params`` and optional per-group options).
@@ -269,3 +270,29 @@ def _deepcopy(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(_deepcopy(v) for v in value)
     return deepcopy(value)
+
+
+def _check_lr(lr: Any) -> None:
+    """PyTorch's learning-rate checks: a tensor ``lr`` holds one element, and ``lr >= 0``."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_differentiable(differentiable: bool) -> None:
+    """``differentiable=True`` (an update recorded in the graph) is not supported."""
+    if differentiable:
+        raise NotImplementedError("autograd_gpu.optim does not support differentiable=True")
+
+
+def _step_tensor(value: float = 0.0, device: Any = None) -> Tensor:
+    """A float32 0-d state scalar (``step``, ``mu_product``, ...), on the CPU unless ``device``.
+
+    NOTE: PyTorch keeps these on the CPU (unless ``capturable``) and reads them with ``item()``,
+    so bias corrections are Python-float arithmetic on float32-rounded values.
+    """
+    from ..creation import tensor
+    from ..dtypes import float32
+
+    return tensor(value, dtype=float32, device=device)

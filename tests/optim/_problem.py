@@ -26,11 +26,12 @@ def make_params(lib: Any, device: str = "cpu") -> list[Any]:
 
 
 def loss_fn(lib: Any, params: list[Any], device: str = "cpu") -> Any:
-    """A tanh MLP's squared error plus a scaled quadratic (plain tensor ops only)."""
+    """A tanh MLP's squared error plus a scaled quadratic (plain tensor ops only), in the
+    parameters' dtype."""
     dev = "cpu" if lib is torch else device
     w1, b1, w2, q = params
-    x, y = lib.tensor(X, device=dev), lib.tensor(Y, device=dev)
+    x, y = lib.tensor(X, device=dev, dtype=w1.dtype), lib.tensor(Y, device=dev, dtype=w1.dtype)
     pred = lib.tanh(x @ w1 + b1) @ w2
-    scale = lib.tensor(SCALE, device=dev)
+    scale = lib.tensor(SCALE, device=dev, dtype=w1.dtype)
     return ((pred - y) ** 2).mean() + (scale * (q - 0.5) ** 2).sum() * 0.1
 

@@ -1,0 +1,140 @@
+"""``Adamax`` (Adam with an infinity-norm second moment) and ``Adadelta``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..creation import zeros_like
+from . import _ops
+from .optimizer import (
+    Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar, _step_tensor,
+)
+
+
+class Adamax(Optimizer):
+    """Adamax, PyTorch's ``torch.optim.Adamax`` (single-tensor path).
+
+    Per parameter, at step ``t`` with gradient ``g`` (negated when ``maximize``)::
+
+        g = g + weight_decay * p
+        m = lerp(m, g, 1 - beta1);  u = max(beta2 * u, |g| + eps)
+        p -= lr / (1 - beta1**t) * m / u
+
+    Args:
+        params: tensors or parameter groups.
+        lr: learning rate.
+        betas: decay rates of the first moment and of the infinity norm.
+        eps: added to ``|g|`` for numerical stability.
+        weight_decay: L2 penalty.
+        maximize: ascend the objective instead of descending it.
+
+    Example:
+        >>> opt = Adamax([w], lr=2e-3)
+    """
+
+    def __init__(self, params: ParamsT, lr: Any = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False,
+                 capturable: bool = False) -> None:
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_differentiable(differentiable)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    @_no_grad_step
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one Adamax step; ``closure`` re-evaluates the loss and returns it."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            beta1, beta2 = group["betas"]
+            wd, eps = group["weight_decay"], group["eps"]
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(0.0)
+                    state["exp_avg"] = zeros_like(p)
+                    state["exp_inf"] = zeros_like(p)
+                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                step = state["step"].add_(1).item()
+                if wd != 0:
+                    grad = grad.add(p, alpha=wd)
+                _ops.lerp_(exp_avg, grad, 1 - beta1)
+                exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))
+                _ops.addcdiv_(p, exp_avg, exp_inf, value=-lr / (1 - beta1**step))
+        return loss
+
+
+class Adadelta(Optimizer):
+    """Adadelta, PyTorch's ``torch.optim.Adadelta`` (single-tensor path).
+
+    Per parameter, with gradient ``g`` (negated when ``maximize``)::
+
+        g = g + weight_decay * p
+        v = rho * v + (1 - rho) * g * g
+        delta = sqrt(u + eps) / sqrt(v + eps) * g
+        u = rho * u + (1 - rho) * delta * delta
+        p -= lr * delta
+
+    Args:
+        params: tensors or parameter groups.
+        lr: scale of the update.
+        rho: decay rate of the running averages.
+        eps: added inside the square roots for numerical stability.
+        weight_decay: L2 penalty.
+        maximize: ascend the objective instead of descending it.
+
+    Example:
+        >>> opt = Adadelta([w])
+    """
+
+    def __init__(self, params: ParamsT, lr: Any = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 capturable: bool = False, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _check_lr(lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_differentiable(differentiable)
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    @_no_grad_step
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one Adadelta step; ``closure`` re-evaluates the loss and returns it."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            rho, eps, wd = group["rho"], group["eps"], group["weight_decay"]
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(0.0)
+                    state["square_avg"] = zeros_like(p)
+                    state["acc_delta"] = zeros_like(p)
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                state["step"].add_(1)
+                if wd != 0:
+                    grad = grad.add(p, alpha=wd)
+                _ops.addcmul_(square_avg.mul_(rho), grad, grad, value=1 - rho)
+                std = square_avg.add(eps).sqrt_()
+                delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+                _ops.addcmul_(acc_delta.mul_(rho), delta, delta, value=1 - rho)
+                p.add_(delta, alpha=-lr)
+        return loss
