@@ -61,6 +61,7 @@ from .functions.interop import *  # noqa: E402,F401,F403
 from .functions.stft import *  # noqa: E402,F401,F403
 from .functions.lowrank import *  # noqa: E402,F401,F403
 from .functions.householder import *  # noqa: E402,F401,F403
+from .functions.nn_aliases import *  # noqa: E402,F401,F403
 from .functions.out_variants import *  # noqa: E402,F401,F403  (torch.* names taking out=)
 from . import nn  # noqa: E402
 from .utils.serialization import load, save

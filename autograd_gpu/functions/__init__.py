@@ -61,7 +61,7 @@ from .shape import (
 _FAMILY_NAMES = ("scan", "sort", "pointwise", "manip", "scatter", "sampling", "stats", "products",
                  "decomp", "aliases", "factories", "settings", "tensor_info", "bits", "calculus",
                  "complex", "interop", "stft", "lowrank",
-                 "householder")
+                 "householder", "nn_aliases")
 # NOTE: the modules, taken before the star imports below rebind names such as ``sort``
 FAMILIES = tuple(importlib.import_module(f".{n}", __name__) for n in _FAMILY_NAMES)
 from .scan import *  # noqa: E402,F401,F403
@@ -84,6 +84,7 @@ from .interop import *  # noqa: E402,F401,F403
 from .stft import *  # noqa: E402,F401,F403
 from .lowrank import *  # noqa: E402,F401,F403
 from .householder import *  # noqa: E402,F401,F403
+from .nn_aliases import *  # noqa: E402,F401,F403
 
 
 def _install_methods() -> None:
