@@ -60,12 +60,65 @@ class _TapsBase(Node):
             return y
         return y / _dev(self.backend, self.divisor, y.dtype)
 
+    def _matrix(self, k: int, n_in: int, dtype: Any) -> Any:
+        """Tap table ``k`` as a dense ``(O, n_in)`` matrix on the node's device (cached): its
+        weights summed into their input positions, invalid taps left out."""
+        import numpy as np
+
+        key = (k, str(dtype))
+        cache = self.__dict__.setdefault("_matrices", {})
+        if key not in cache:
+            _, idx, w, valid = self.taps[k]
+            o, t = idx.shape
+            weight = np.ones((o, t)) if w is None else np.asarray(w, dtype=np.float64)
+            if valid is not None:
+                weight = np.where(valid, weight, 0.0)
+            dense = np.zeros((o, n_in))
+            np.add.at(dense, (np.repeat(np.arange(o), t), idx.reshape(-1)), weight.reshape(-1))
+            cache[key] = self.backend.asarray(dense.astype(dtype))
+        return cache[key]
+
+    def _dense(self, x: Any, sizes: list[int]) -> bool:
+        """Whether to apply the tables as matrix products: BLAS instead of a gather and a
+        scatter-add, when the matrices are small and ``x`` is finite (a product would turn
+        ``0 * inf`` into NaN where the taps never read the infinity)."""
+        if any(idx.shape[0] * n > _DENSE_MAX for (_, idx, _, _), n in zip(self.taps, sizes)):
+            return False
+        if all(w is None and idx.shape[1] == 1 for _, idx, w, _ in self.taps):
+            return False  # NOTE: pure gathers (padding, nearest): exact and cheap as they are
+        return x.dtype.kind == "f" and bool(self.backend.xp.isfinite(x).all())
+
+
+_DENSE_MAX = 1 << 20  # NOTE: elements of one tap matrix (8 MiB in float64)
+
+
+def _along(b: Any, x: Any, ax: int, m: Any) -> Any:
+    """``m`` (O, N) applied to axis ``ax`` of ``x`` (N long there): one (batched) matmul."""
+    pre = 1
+    for s in x.shape[:ax]:
+        pre *= s
+    post = 1
+    for s in x.shape[ax + 1:]:
+        post *= s
+    n = x.shape[ax]
+    if post == 1:
+        y = b.reshape(x, (pre, n)) @ m.T
+    else:
+        y = m @ b.reshape(x, (pre, n, post))
+    return b.reshape(y, x.shape[:ax] + (m.shape[0],) + x.shape[ax + 1:])
+
 
 class Taps(_TapsBase):
     """``y = (per axis: sum_t w[o, t] x[idx[o, t]]) / divisor`` (see the module docstring)."""
 
     def forward(self, x: Any) -> Any:
         b = self.backend
+        sizes = [x.shape[axis] for axis, _, _, _ in self.taps]
+        if self._dense(x, sizes):
+            for k in reversed(range(len(self.taps))):
+                ax = x.ndim + self.taps[k][0]
+                x = _along(b, x, ax, self._matrix(k, x.shape[ax], x.dtype))
+            return b.ascontiguousarray(self._divide(x))
         for axis, idx, w, valid in reversed(self.taps):
             ax = x.ndim + axis
             o, t = idx.shape
@@ -92,6 +145,12 @@ class TapsAdjoint(_TapsBase):
         b = self.backend
         g = self._divide(g)
         n_sp = len(self.in_sizes)
+        sizes = [self.in_sizes[n_sp + axis] for axis, _, _, _ in self.taps]
+        if self._dense(g, sizes):
+            for k, n_in in enumerate(sizes):
+                ax = g.ndim + self.taps[k][0]
+                g = _along(b, g, ax, self._matrix(k, n_in, g.dtype).T)
+            return b.ascontiguousarray(g)
         for axis, idx, w, valid in self.taps:
             ax = g.ndim + axis
             o, t = idx.shape

@@ -455,9 +455,10 @@ class OneCycleLR(LRScheduler):
 
 
 # NOTE: imported last: these subclass LRScheduler, defined above.
+from ._lr_scheduler_chain import ChainedScheduler, SequentialLR  # noqa: E402
 from ._lr_scheduler_more import (  # noqa: E402
-    ChainedScheduler, ConstantLR, CosineAnnealingWarmRestarts, CyclicLR, LinearLR,
-    MultiplicativeLR, PolynomialLR, ReduceLROnPlateau, SequentialLR,
+    ConstantLR, CosineAnnealingWarmRestarts, CyclicLR, LinearLR, MultiplicativeLR, PolynomialLR,
+    ReduceLROnPlateau,
 )
 
 __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
