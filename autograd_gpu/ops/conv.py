@@ -258,10 +258,9 @@ class Convolution(_Windowed):
         wt = flipped.reshape((g, c_out // g, c_in_g) + self.kernel).swapaxes(1, 2).reshape(
             (g * c_in_g, c_out // g) + self.kernel)
         pad = tuple(d * (k - 1) - p for p, d, k in zip(self.pad, self.dilation, self.kernel))
-        params: dict[str, Any] = {"groups": g, "transposed": False, "kernel": self.kernel,
-                                  "stride": self.stride,
-                  "dilation": self.dilation, "pad": pad, "in_hw": self.out_hw,
-                  "out_hw": self.in_hw}
+        params: dict[str, Any] = {
+            "groups": g, "transposed": False, "kernel": self.kernel, "stride": self.stride,
+            "dilation": self.dilation, "pad": pad, "in_hw": self.out_hw, "out_hw": self.in_hw}
         if not hasattr(grad, "_data"):  # NOTE: the raw path (bare arrays, no graph)
             node = Convolution(**params)
             node.backend, node.backend_device = self.backend, self.backend_device
