@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import pickle
 import queue
 import sys
@@ -48,6 +49,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader: Any) -> None:
         self._shutdown = True  # until the workers exist
+        self._owner = os.getpid()
         super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
@@ -197,7 +199,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def _shutdown_workers(self) -> None:
         """Tell every worker to stop, join them (terminating any that do not stop in time),
         and close the queues: no worker process is left running or unreaped."""
-        if self._shutdown:
+        if self._shutdown or os.getpid() != self._owner:
+            # NOTE: a forked worker of another loader inherits this object; if it is collected
+            # there, it must not stop the workers, which belong to the process that made it.
             return
         self._shutdown = True
         try:

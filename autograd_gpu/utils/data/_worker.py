@@ -95,7 +95,10 @@ class ExceptionWrapper:
             exc = self.exc_type(msg)
         except Exception:  # noqa: BLE001
             raise RuntimeError(msg) from None
-        raise exc
+        try:
+            raise exc
+        finally:
+            exc = None  # NOTE: no frame -> traceback -> frame cycle keeps the iterator alive
 
 
 class _KeyErrorMessage(str):
