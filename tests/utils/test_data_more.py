@@ -518,3 +518,23 @@ def test_collate_error_wording() -> None:
         warnings.simplefilter("error")
         assert re.match(r"each element in list of batch should be of equal size",
                         outcome(lambda: D.default_collate([[1], [1, 2]]))[2])
+
+
+# ---- devices ----------------------------------------------------------------------------------
+
+def test_loader_with_device(device: str) -> None:
+    """Tensors on ``device`` batch in the main process; with workers, a CPU dataset is loaded
+    after the device has been used here (a forked worker never touches it) and the batches
+    move to the device in the main process."""
+    x = ag.arange(10.0).reshape(5, 2).to(device)
+    got = [b[0] for b in D.DataLoader(D.TensorDataset(x), batch_size=2)]
+    assert all(b.device == x.device for b in got)
+    assert [b.tolist() for b in got] == [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8, 9]]]
+    ag.manual_seed(1)
+    ag.rand(2, device=device)
+    ds = D.TensorDataset(ag.arange(6), ag.arange(6) * 0.5)
+    moved = [[t.to(device) for t in b] for b in D.DataLoader(ds, batch_size=4, num_workers=2)]
+    assert [b[1].device == x.device for b in moved] == [True, True]
+    assert [b[1].tolist() for b in moved] == [[0.0, 0.5, 1.0, 1.5], [2.0, 2.5]]
+    back = _worker.loads(_worker.dumps([x]))[0]
+    assert back.device == x.device and back.tolist() == x.tolist()
