@@ -95,10 +95,10 @@ def test_loader_over_plain_python_samples() -> None:
     same(lambda lib: list(lib.utils.data.DataLoader(data, batch_size=2)))
 
 
-def test_loader_num_workers_runs_in_process_with_the_same_batches() -> None:
+def test_loader_num_workers_gives_the_same_batches() -> None:
     ds = tensors(ag, 6)
     one = [norm(b) for b in ag.utils.data.DataLoader(ds, batch_size=4)]
-    many = [norm(b) for b in ag.utils.data.DataLoader(ds, batch_size=4, num_workers=3)]
+    many = [norm(b) for b in ag.utils.data.DataLoader(ds, batch_size=4, num_workers=2)]
     assert many == one
     assert ag.utils.data.get_worker_info() is None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import collections.abc
 import copy
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ... import dtypes
 from ...creation import as_tensor, tensor
@@ -54,13 +54,14 @@ def _rebuild(elem: Any, items: list[Any], mutable: type, fallback: Callable[[], 
         return fallback()
 
 
-def default_collate(batch: list[Any]) -> Any:
+def default_collate(batch: Sequence[Any]) -> Any:
     """Stack a list of samples into a batch, recursing through containers.
 
     Tensors are stacked along a new first dimension; NumPy arrays become tensors and are
     stacked; Python floats become a float64 tensor, ints an int64 tensor and bools a bool
-    tensor; strings and bytes stay a list; dicts collate key by key, namedtuples field by
-    field, and other sequences position by position (tuples come back as lists, as in
+    tensor; strings and bytes are returned as they came (the list, or inside a sequence the
+    tuple of one position's values, as in PyTorch); dicts collate key by key, namedtuples field
+    by field, and other sequences position by position (tuples come back as lists, as in
     PyTorch).
 
     Example:
@@ -89,12 +90,12 @@ def default_collate(batch: list[Any]) -> Any:
         return _rebuild(elem, items, collections.abc.MutableMapping,
                         lambda: dict(zip(elem, items)))
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(default_collate(s) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(b) != size for b in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        items = [default_collate(list(s)) for s in zip(*batch)]
+        items = [default_collate(s) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return items
         return _rebuild(elem, items, collections.abc.MutableSequence, lambda: items)

@@ -34,8 +34,7 @@ class IterableDataset(Dataset):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
     def __add__(self, other: Dataset) -> Any:
-        raise TypeError("IterableDataset does not support concatenation with +; chain the streams "
-                        "with itertools.chain instead")
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -58,6 +57,56 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Datasets of one length read side by side: item ``i`` is ``tuple(d[i] for d in args)``,
+    or ``{k: d[i] for k, d in kwargs.items()}``.
+
+    Example:
+        >>> StackDataset(range(3), "abc")[1], StackDataset(x=range(3), y="abc")[2]
+        ((1, 'b'), {'x': 2, 'y': 'c'})
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: tuple[Any, ...] | dict[str, Any] = args if args else kwargs
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """One batch: each part read through its own ``__getitems__`` when it has one."""
+        named = isinstance(self.datasets, dict)
+        parts = self.datasets.items() if isinstance(self.datasets, dict) \
+            else enumerate(self.datasets)
+        columns = {}
+        for key, d in parts:
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+                columns[key] = list(items)
+            else:
+                columns[key] = [d[i] for i in indices]
+        rows = range(len(indices))
+        if named:
+            return [{k: col[r] for k, col in columns.items()} for r in rows]
+        return [tuple(col[r] for col in columns.values()) for r in rows]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class ConcatDataset(Dataset):
@@ -83,6 +132,35 @@ class ConcatDataset(Dataset):
         start = self.cumulative_sizes[which - 1] if which else 0
         return self.datasets[which][idx - start]
 
+    @property
+    def cummulative_sizes(self) -> list[int]:
+        warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
+                      FutureWarning, stacklevel=2)
+        return self.cumulative_sizes
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets read one after another (``a + b`` for iterable datasets); the
+    chaining happens lazily, as the stream is read, and ``len`` is the sum of the lengths.
+    """
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)  # type: ignore[arg-type]
+        return total
+
 
 class Subset(Dataset):
     """The items of ``dataset`` at ``indices``, in that order."""
@@ -90,6 +168,14 @@ class Subset(Dataset):
     def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
+        cls = type(self)
+        if cls.__getitem__ is not Subset.__getitem__ and cls.__getitems__ is Subset.__getitems__:
+            raise NotImplementedError(
+                f"{cls.__name__} overrides __getitem__ but not __getitems__. When subclassing "
+                "Subset and overriding __getitem__, you must also override __getitems__ to ensure "
+                "DataLoader works correctly with your custom logic. A simple implementation:\n\n"
+                "def __getitems__(self, indices):\n"
+                "    return [self.__getitem__(idx) for idx in indices]")
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, list):

@@ -1,10 +1,14 @@
 """Samplers: the order in which a DataLoader reads a map-style dataset (``SequentialSampler``,
-``RandomSampler``, ``SubsetRandomSampler``) and how it groups indices (``BatchSampler``)."""
+``RandomSampler``, ``SubsetRandomSampler``, ``WeightedRandomSampler``) and how it groups
+indices (``BatchSampler``)."""
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Sequence
 
+from ... import dtypes
+from ...creation import as_tensor
+from ...functions import multinomial
 from ...random import Generator, randint, randperm
 
 
@@ -62,7 +66,7 @@ class RandomSampler(Sampler):
             raise TypeError(f"replacement should be a boolean value, but got "
                             f"replacement={replacement}")
         n = self.num_samples
-        if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        if not isinstance(n, int) or n <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got "
                              f"num_samples={n}")
 
@@ -100,6 +104,47 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn from ``[0, len(weights))`` with probabilities
+    proportional to ``weights`` (``multinomial``), with or without replacement.
+
+    Args:
+        weights: a 1-d sequence of non-negative weights (need not sum to 1).
+        num_samples: how many indices a pass yields.
+        replacement: draw with replacement (without: at most as many as non-zero weights).
+        generator: the random stream (the default generator when None).
+
+    Example:
+        >>> list(WeightedRandomSampler([0.0, 1.0, 0.0], 3))
+        [1, 1, 1]
+    """
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator: Generator | None = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        w = as_tensor(weights, dtype=dtypes.float64)
+        if w.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(w.shape)}")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        drawn = multinomial(self.weights, self.num_samples, self.replacement,
+                            generator=self.generator)
+        return iter(drawn.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
