@@ -359,7 +359,8 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
 
 
 # ---- the rest of the family (imported last: it builds on the pools above) ------------------------
-from . import _pool_adaptive  # noqa: E402
+from . import _pool_adaptive, _pool_fractional  # noqa: E402
 from ._pool_adaptive import *  # noqa: E402,F401,F403
+from ._pool_fractional import *  # noqa: E402,F401,F403
 
-__all__ += _pool_adaptive.__all__
+__all__ += _pool_adaptive.__all__ + _pool_fractional.__all__

@@ -249,3 +249,10 @@ def upsample_bilinear(input: Tensor, size: Any = None,  # noqa: A002
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- the rest of the family (grid sampling) ----------------------------------------------------
+from . import _grid  # noqa: E402
+from ._grid import *  # noqa: E402,F401,F403
+
+__all__ += _grid.__all__

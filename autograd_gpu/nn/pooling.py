@@ -11,7 +11,8 @@ from .module import Module
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+    "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d",
     "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
     "MaxUnpool3d",
 ]
@@ -265,5 +266,52 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
 class MaxUnpool3d(_MaxUnpoolNd):
     """``F.max_unpool3d`` with fixed arguments."""
+
+    dims = 3
+
+
+class FractionalMaxPool2d(Module):
+    """``F.fractional_max_pool2d`` with fixed arguments; ``_random_samples`` (a buffer, may be
+    None) fixes the windows. Its repr has no arguments, as PyTorch's.
+
+    Example:
+        >>> FractionalMaxPool2d(3, output_ratio=0.5)
+        FractionalMaxPool2d()
+    """
+
+    dims = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        name = f"FractionalMaxPool{self.dims}d"
+        if self.dims == 3 and (isinstance(kernel_size, int) and kernel_size <= 0 or
+                               isinstance(kernel_size, (tuple, list)) and
+                               not all(k > 0 for k in kernel_size)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = self._tuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = self._tuple(output_size) if output_size is not None else None
+        self.output_ratio = self._tuple(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             "ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def _tuple(self, v: Any) -> tuple[Any, ...]:
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * self.dims
+
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
+        fn = getattr(F, f"fractional_max_pool{self.dims}d")
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    """``F.fractional_max_pool3d`` with fixed arguments (``kernel_size`` must be positive)."""
 
     dims = 3

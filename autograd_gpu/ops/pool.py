@@ -199,8 +199,8 @@ class PlaneGather(_Plane):
     def forward(self, x: Any) -> Any:
         b = self.backend
         lead = x.shape[:x.ndim - self.n_spatial]
-        flat = x.reshape((-1, _prod(x.shape[len(lead):])))
-        idx = self.indices.reshape((flat.shape[0], -1))
+        flat = x.reshape((_prod(lead), _prod(x.shape[len(lead):])))
+        idx = self.indices.reshape((flat.shape[0], _prod(self.indices.shape[len(lead):])))
         return b.take_along_axis(flat, idx, 1).reshape(self.indices.shape)
 
     def backward(self, grad: Any) -> tuple[Any]:
@@ -217,8 +217,9 @@ class PlaneScatter(_Plane):
         lead = self.indices.shape[:self.indices.ndim - self.n_spatial]
         planes = _prod(lead)
         out = b.zeros((planes, _prod(self.in_sizes)), g.dtype)
-        idx = self.indices.reshape((planes, -1))
-        src = b.ascontiguousarray(g).reshape((planes, -1))
+        per = _prod(self.indices.shape[len(lead):])  # NOTE: explicit: planes may be 0
+        idx = self.indices.reshape((planes, per))
+        src = b.ascontiguousarray(g).reshape((planes, per))
         if self.accumulate:
             b.scatter_add(out, idx, src, 1)
         else:
@@ -270,7 +271,7 @@ class WindowMax(Node):
         full = (p_tab,) + outs + ks
         flat_idx = b.broadcast_to(flat_idx, full).reshape(p_tab, m * k)
         valid = b.broadcast_to(valid, full).reshape(p_tab, m, k)
-        xf = x.reshape(planes, -1)
+        xf = x.reshape(planes, _prod(sizes))
         if p_tab == 1:
             win = xf[:, flat_idx[0]].reshape(planes, m, k)
         else:
