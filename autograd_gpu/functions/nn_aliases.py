@@ -24,7 +24,8 @@ __all__ = [
     "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
     "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu",
     "rms_norm", "rrelu", "rrelu_", "selu", "selu_", "threshold", "threshold_",
-    "triplet_margin_loss",
+    "triplet_margin_loss", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
+    "affine_grid_generator",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -368,6 +369,34 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
              blank: int = 0, reduction: Any = 1, zero_infinity: bool = False) -> Tensor:
     return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,  # type: ignore[no-any-return]
                          _reduction(reduction), zero_infinity)
+
+
+# ---- sampling grids ----------------------------------------------------------------------------
+
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADDINGS = ("zeros", "border", "reflection")
+
+
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: A002
+                 padding_mode: int, align_corners: bool) -> Tensor:
+    """ATen's ``grid_sampler``: ``F.grid_sample`` with the modes as ints (interpolation 0
+    bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)."""
+    return _F().grid_sample(input, grid, _MODES[interpolation_mode],  # type: ignore[no-any-return]
+                            _PADDINGS[padding_mode], align_corners)
+
+
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: A002
+                    padding_mode: int, align_corners: bool) -> Tensor:
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int,  # noqa: A002
+                    padding_mode: int, align_corners: bool) -> Tensor:
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: bool) -> Tensor:
+    return _F().affine_grid(theta, list(size), align_corners)  # type: ignore[no-any-return]
 
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {

@@ -23,6 +23,8 @@ V = RNG.standard_normal((4, 5))
 Y = RNG.standard_normal((4, 5))
 LBL = np.array([1.0, -1.0, 1.0, -1.0])
 BW = RNG.standard_normal((2, 5, 5))
+GRID = RNG.uniform(-1.2, 1.2, (2, 3, 4, 2))
+GRID3 = RNG.uniform(-1.2, 1.2, (1, 2, 3, 2, 3))
 
 
 def _t(T: Any, d: str, a: np.ndarray, grad: bool = False) -> Any:
@@ -95,6 +97,14 @@ ALIASES: dict[str, tuple[Fn, np.ndarray]] = {
                                                             True, 1e-8, 1), V),
     "triplet_margin_loss": (lambda T, d, x: T.triplet_margin_loss(
         x, _t(T, d, Y), _t(T, d, Y[::-1].copy()), 1.0, 2, 1e-6, True, 2), V),
+    "grid_sampler": (lambda T, d, x: T.grid_sampler(
+        x, _t(T, d, GRID), 0, 1, False), X2),
+    "grid_sampler_2d_nearest": (lambda T, d, x: T.grid_sampler_2d(
+        x, _t(T, d, GRID), 1, 2, True), X2),
+    "grid_sampler_3d": (lambda T, d, x: T.grid_sampler_3d(
+        x, _t(T, d, GRID3), 0, 0, False), X3),
+    "affine_grid_generator": (lambda T, d, x: T.affine_grid_generator(
+        x.reshape(-1)[:12].reshape(2, 2, 3), [2, 3, 4, 5], False), X1),
     "ctc_loss": (lambda T, d, x: T.ctc_loss(
         x.log_softmax(2), T.tensor([[1, 2], [2, 2]], device=d), [8, 8], [2, 2], 0, 0, False),
         RNG.standard_normal((8, 2, 4))),
