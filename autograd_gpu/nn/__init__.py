@@ -20,6 +20,8 @@ from .module import Module
 from .normalization import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .parameter import Parameter
+from . import parallel  # noqa: E402  (``torch.nn.parallel``)
+from .parallel import DataParallel
 from .pixelshuffle import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
@@ -29,6 +31,6 @@ from . import (activation, channelshuffle, container, conv, distance, dropout, f
 
 FAMILIES = (activation, channelshuffle, container, conv, distance, dropout, fold, linear, loss,
             normalization, padding, pixelshuffle, pooling, sparse, upsampling)
-__all__ = ["Module", "Parameter", "functional", "init", "utils"]
+__all__ = ["DataParallel", "Module", "Parameter", "functional", "init", "parallel", "utils"]
 for _family in FAMILIES:
     __all__ += _family.__all__
