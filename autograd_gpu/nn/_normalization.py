@@ -17,8 +17,8 @@ from ..functions.shape import cat
 from ..ops import nn_norm, norm_ops
 from ..tensor import Tensor
 
-__all__ = ["batch_norm", "embedding", "group_norm", "instance_norm", "layer_norm",
-           "local_response_norm", "rms_norm"]
+__all__ = ["batch_norm", "embedding", "embedding_bag", "group_norm", "instance_norm",
+           "layer_norm", "local_response_norm", "rms_norm"]
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -449,3 +449,6 @@ def _renorm_(weight: Tensor, idx: Any, max_norm: float, norm_type: float) -> Non
         norms = picked.abs().pow(norm_type).sum(1).pow(1.0 / norm_type)
         factor = (max_norm / (norms + 1e-7)).where(norms > max_norm, 1.0)
         weight[sel] = picked * factor.unsqueeze(1)
+
+
+from ._f_embedding import embedding_bag  # noqa: E402  (listed here: functional gathers this file)

@@ -35,8 +35,9 @@ def save(module: Module, destination: Any, prefix: str, keep_vars: bool) -> dict
     if destination is None:
         destination = OrderedDict()
         destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+    local_metadata = {"version": module._version}
     if hasattr(destination, "_metadata"):
-        destination._metadata[prefix[:-1]] = {"version": module._version}
+        destination._metadata[prefix[:-1]] = local_metadata
     for name, p in module._parameters.items():
         if p is not None:
             destination[prefix + name] = p if keep_vars else p.detach()
@@ -47,6 +48,8 @@ def save(module: Module, destination: Any, prefix: str, keep_vars: bool) -> dict
         if child is not None:
             child.state_dict(destination=destination, prefix=prefix + name + ".",
                              keep_vars=keep_vars)
+    for hook in tuple(getattr(module, "_state_dict_hooks", {}).values()):
+        hook(module, destination, prefix, local_metadata)
     return destination  # type: ignore[no-any-return]
 
 
@@ -59,8 +62,12 @@ def load(root: Module, state_dict: Mapping[str, Any], strict: bool,
     missing: list[str] = []
     unexpected: list[str] = []
     errors: list[str] = []
+    metadata = getattr(state_dict, "_metadata", None)
 
     def visit(module: Module, local: dict[str, Any], prefix: str) -> None:
+        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+        for hook in tuple(getattr(module, "_load_state_dict_pre_hooks", {}).values()):
+            hook(local, prefix, local_metadata, True, missing, unexpected, errors)
         module._load_from_state_dict(local, prefix, assign, missing, unexpected, errors)
         for name, child in module._modules.items():
             if child is not None:

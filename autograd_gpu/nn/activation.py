@@ -9,12 +9,15 @@ from ..creation import empty
 from ..tensor import Tensor
 from . import functional as F
 from . import init as _init
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .module import Module
 from .parameter import Parameter
 
+# NOTE: AdaptiveLogSoftmaxWithLoss lives in adaptive.py (PyTorch's nn.modules.adaptive) and is
+# listed here because nn gathers a fixed list of family modules.
 __all__ = [
-    "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
-    "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "ReLU", "ReLU6", "RReLU", "SELU",
+    "AdaptiveLogSoftmaxWithLoss", "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid",
+    "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "ReLU", "ReLU6", "RReLU", "SELU",
     "Sigmoid", "SiLU", "Softmax", "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign",
     "Tanh", "Tanhshrink", "Threshold",
 ]

@@ -78,7 +78,7 @@ class Module:
         init(self, "_non_persistent_buffers_set", set())
         init(self, "_modules", {})
         for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
-                     "_backward_hooks"):
+                     "_backward_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks"):
             init(self, name, HookDict())
         init(self, "_forward_pre_hooks_with_kwargs", {})
         init(self, "_forward_hooks_with_kwargs", {})
@@ -386,6 +386,17 @@ class Module:
         recording gradients). Size mismatches always raise; with ``strict`` so do missing and
         unexpected keys. Returns the missing and unexpected keys."""
         return _state_dict.load(self, state_dict, strict, assign)
+
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after ``state_dict`` has
+        gathered this module's entries and its children's."""
+        return _add_hook(self._state_dict_hooks, hook, False)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` runs before this module loads its entries; it may rewrite ``state_dict``
+        (old checkpoint layouts)."""
+        return _add_hook(self._load_state_dict_pre_hooks, hook, False)
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, assign: bool,
                               missing: list[str], unexpected: list[str],

@@ -8,13 +8,12 @@ from ..autograd.grad_mode import no_grad
 from ..creation import empty
 from ..tensor import Tensor
 from . import init
-from ._normalization import embedding, normalize_padding_idx
+from ._normalization import embedding, embedding_bag, normalize_padding_idx
 from .module import Module
 from .parameter import Parameter
 
+__all__ = ["Embedding", "EmbeddingBag"]
 
-
-__all__ = ["Embedding"]
 
 class Embedding(Module):
     """``weight[input]`` with ``weight`` of shape ``(num_embeddings, embedding_dim)``, drawn from
@@ -86,3 +85,86 @@ class Embedding(Module):
         return cls(rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx,
                    max_norm=max_norm, norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq,
                    sparse=sparse)
+
+
+class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embedding rows (``functional.embedding_bag``), with
+    ``weight`` of shape ``(num_embeddings, embedding_dim)`` drawn from N(0, 1); the row
+    ``padding_idx`` starts at zero and is left out of every bag. ``sparse=True`` is accepted
+    here (as PyTorch) but ``forward`` refuses it: there are no sparse gradients.
+
+    Example:
+        >>> EmbeddingBag(10, 3, mode="sum")(tensor([[1, 2], [4, 9]])).shape
+        torch.Size([2, 3])
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < num_embeddings, "padding_idx must be within num_embeddings"
+            elif padding_idx < 0:
+                assert padding_idx >= -num_embeddings, "padding_idx must be within num_embeddings"
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device,
+                                          dtype=dtype))
+            self.reset_parameters()
+        else:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                "Shape of weight does not match num_embeddings and embedding_dim"
+            self.weight = Parameter(_weight)
+        self.mode = mode
+        self.sparse = sparse
+        self.include_last_offset = include_last_offset
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                             self.scale_grad_by_freq, self.mode, self.sparse, per_sample_weights,
+                             self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx!r}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An ``EmbeddingBag`` whose weight is ``embeddings`` (2-D), frozen unless
+        ``freeze=False``."""
+        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, _weight=embeddings, max_norm=max_norm, norm_type=norm_type,
+                  scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag

@@ -8,6 +8,7 @@ from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adadelta, Adamax
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -15,4 +16,4 @@ from .rprop import ASGD, Rprop
 from .sgd import SGD
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "lr_scheduler"]
+           "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "lr_scheduler"]
