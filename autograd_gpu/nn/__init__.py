@@ -24,13 +24,16 @@ from . import parallel  # noqa: E402  (``torch.nn.parallel``)
 from .parallel import DataParallel
 from .pixelshuffle import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from . import (activation, channelshuffle, container, conv, distance, dropout, fold, linear,  # noqa: E402
-               loss, normalization, padding, pixelshuffle, pooling, sparse, upsampling)
+               loss, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer,
+               upsampling)
 
 FAMILIES = (activation, channelshuffle, container, conv, distance, dropout, fold, linear, loss,
-            normalization, padding, pixelshuffle, pooling, sparse, upsampling)
+            normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 __all__ = ["DataParallel", "Module", "Parameter", "functional", "init", "parallel", "utils"]
 for _family in FAMILIES:
     __all__ += _family.__all__

@@ -244,8 +244,9 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
 
 # ---- the families: one module each, listing its names in __all__ (imported last, so that they
 # may build on the functions above) -------------------------------------------------------------
-from . import _conv, _f_activation, _f_dropout, _f_misc, _losses, _losses2, _normalization  # noqa: E402
-from . import _pool, _vision  # noqa: E402
+from . import _attention, _conv, _f_activation, _f_dropout, _f_misc, _losses, _losses2  # noqa: E402
+from . import _normalization, _pool, _vision  # noqa: E402
+from ._attention import *  # noqa: E402,F401,F403
 from ._conv import *  # noqa: E402,F401,F403
 from ._f_activation import *  # noqa: E402,F401,F403
 from ._f_dropout import *  # noqa: E402,F401,F403
@@ -256,7 +257,7 @@ from ._normalization import *  # noqa: E402,F401,F403
 from ._pool import *  # noqa: E402,F401,F403
 from ._vision import *  # noqa: E402,F401,F403
 
-FAMILIES = (_conv, _f_activation, _f_dropout, _f_misc, _losses, _losses2, _normalization, _pool,
-            _vision)
+FAMILIES = (_attention, _conv, _f_activation, _f_dropout, _f_misc, _losses, _losses2,
+            _normalization, _pool, _vision)
 for _family in FAMILIES:
     __all__ += _family.__all__

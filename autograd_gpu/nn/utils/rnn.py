@@ -1,0 +1,5 @@
+"""``torch.nn.utils.rnn``: ``PackedSequence``, ``pack_padded_sequence``, ``pad_packed_sequence``, ``pad_sequence``, ``pack_sequence``, ``unpack_sequence``, ``unpad_sequence``."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
