@@ -8,7 +8,7 @@ from typing import Any
 from ..creation import tensor, zeros_like
 from ..dtypes import float32
 from . import _ops
-from .optimizer import Optimizer, ParamsT, _no_grad_step, _scalar
+from .optimizer import Optimizer, ParamsT, _check_adam_args, _no_grad_step, _scalar
 
 
 class Adam(Optimizer):
@@ -42,14 +42,7 @@ class Adam(Optimizer):
                  decoupled_weight_decay: bool = False) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(eps, betas, weight_decay)
         if differentiable:
             raise NotImplementedError("autograd_gpu.optim does not support differentiable=True")
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,

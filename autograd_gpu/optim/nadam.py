@@ -8,19 +8,9 @@ from typing import Any
 from ..creation import zeros_like
 from . import _ops
 from .optimizer import (
+    _check_adam_args,
     Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar, _step_tensor,
 )
-
-
-def _check_adam_args(eps: float, betas: tuple[float, float], weight_decay: float) -> None:
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 class NAdam(Optimizer):

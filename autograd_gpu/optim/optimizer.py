@@ -296,3 +296,15 @@ def _step_tensor(value: float = 0.0, device: Any = None) -> Tensor:
     from ..dtypes import float32
 
     return tensor(value, dtype=float32, device=device)
+
+
+def _check_adam_args(eps: float, betas: tuple[float, float], weight_decay: float) -> None:
+    """PyTorch's checks of the Adam family's ``eps``, ``betas`` and ``weight_decay``."""
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
