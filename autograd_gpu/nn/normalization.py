@@ -20,6 +20,24 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "CrossMapLRN2d", "GroupN
            "RMSNorm", "SyncBatchNorm"]
 
 
+def _affine_parameters(m: Module, shape: tuple[int, ...], affine: bool, bias: bool,
+                       device: Any, dtype: Any) -> None:
+    """``weight`` (and ``bias`` unless ``bias=False``) of ``shape`` when ``affine``; else both
+    registered as None (PyTorch's names either way)."""
+    m.register_parameter("weight", Parameter(empty(*shape, device=device, dtype=dtype))
+                         if affine else None)
+    m.register_parameter("bias", Parameter(empty(*shape, device=device, dtype=dtype))
+                         if affine and bias else None)
+
+
+def _reset_affine(m: Module) -> None:
+    """Ones for ``weight``, zeros for ``bias``, where they exist."""
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if m.bias is not None:
+        init.zeros_(m.bias)
+
+
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing ``normalized_shape``.
 
@@ -39,22 +57,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(int(s) for s in normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -301,22 +308,11 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
