@@ -20,7 +20,7 @@
 #
 # Environment: PYTHON (default python3), OUT, GPU_CHECK_STAGES (default "tests,bench,train"; the
 # environment is always recorded), TESTS_TIMEOUT / BENCH_TIMEOUT / TRAIN_TIMEOUT in seconds
-# (default 300 / 150 / 60), PYTEST_ARGS (default: see the tests stage) and BENCH_ARGS (extra
+# (default 330 / 150 / 60), PYTEST_ARGS (default: see the tests stage) and BENCH_ARGS (extra
 # arguments).
 # Exit status: 0 when no stage failed or timed out (skipped stages are fine), else 1.
 
@@ -136,16 +136,21 @@ fi
 # ---- tests -----------------------------------------------------------------------------------
 # NOTE: by default, -p no:benchmark (pytest-benchmark, on the GPU image, warns under xdist, and
 # our filterwarnings = error makes that an internal error) and, where pytest-xdist is installed,
-# 8 workers: serially the suite outran 300 s on an H100 machine (2026-11-25); with them, 140 s.
+# workers (below): serially the suite outran 300 s on an H100 machine (2026-11-25).
 if [[ -z ${PYTEST_ARGS+x} ]]; then
   PYTEST_ARGS="-p no:benchmark"
-  if "$PY" -c "import xdist" >/dev/null 2>&1; then PYTEST_ARGS+=" -n 8"; fi
+  # NOTE: one worker per core but two (16 cores: 14 workers): the whole suite took 149 s on an
+  # H200 machine with 14 (2026-11-28), and has grown since.
+  if "$PY" -c "import xdist" >/dev/null 2>&1; then
+    cores=$(nproc 2>/dev/null || echo 8)
+    PYTEST_ARGS+=" -n $(( cores > 4 ? cores - 2 : cores ))"
+  fi
 fi
 if want tests; then
   t0=$SECONDS
   # NOTE: pyproject's addopts already has -q; a second -q would hide pytest's summary line.
   # shellcheck disable=SC2086
-  with_limit "${TESTS_TIMEOUT:-300}" "$PY" -m pytest -p no:cacheprovider -rfE \
+  with_limit "${TESTS_TIMEOUT:-330}" "$PY" -m pytest -p no:cacheprovider -rfE \
     --junitxml="$REPORT/junit.xml" ${PYTEST_ARGS:-} > "$REPORT/tests.log" 2>&1
   rc=$?
   secs=$((SECONDS - t0))
@@ -159,7 +164,7 @@ if want tests; then
   fi
   cuda_ran=$(grep -E '^cuda: ' "$TMP/counts.txt" 2>/dev/null | grep -oE '^cuda: [0-9]+' | grep -oE '[0-9]+$')
   if [[ $rc == 124 ]]; then
-    record tests TIMEOUT "$secs" "killed after ${TESTS_TIMEOUT:-300} s; $counts"
+    record tests TIMEOUT "$secs" "killed after ${TESTS_TIMEOUT:-330} s; $counts"
   elif [[ $rc != 0 ]]; then
     record tests "FAIL (exit $rc)" "$secs" "$last; $counts"
   elif [[ $GPU_WHY == OK && ${cuda_ran:-0} == 0 ]]; then
