@@ -885,13 +885,21 @@ def junit_summary(path: str | Path) -> dict[str, Any]:
             skip = case.find("skipped")
             reason = (skip.get("message") if skip is not None else None) or "no reason"
             cuda_skips[reason] = cuda_skips.get(reason, 0) + 1
-    return {"counts": counts, "failed": failed, "cuda_skip_reasons": cuda_skips}
+    # NOTE: a CUDA failure whose CPU twin (the same id with ``cpu``) did not fail is the GPU's;
+    # where both fail it is the test or the oracle (the GPU image's torch is not the pinned one)
+    failed_set = set(failed)
+    gpu_only = [f for f in failed if "[cuda" in f and f.replace("[cuda", "[cpu") not in failed_set]
+    return {"counts": counts, "failed": failed, "cuda_skip_reasons": cuda_skips,
+            "gpu_only": gpu_only}
 
 
 def format_junit_summary(summary: dict[str, Any], limit: int = 40) -> str:
     c = summary["counts"]
     lines = [f"{scope}: " + ", ".join(f"{v} {k}" for k, v in c[scope].items())
              for scope in ("all", "cuda")]
+    gpu_only = summary.get("gpu_only", [])
+    lines.append(f"failed on CUDA only (the CPU twin passed): {len(gpu_only)}")  # NOTE: fix first
+    lines += [f"  {f}" for f in gpu_only[:limit]]
     if summary["failed"]:
         lines.append(f"failed or errored ({len(summary['failed'])}):")
         lines += [f"  {f}" for f in summary["failed"][:limit]]

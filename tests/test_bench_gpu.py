@@ -176,7 +176,9 @@ def test_junit_summary_counts_cuda_tests(tmp_path: Path) -> None:
     assert summary["failed"] == ["tests.ops.test_ops::test_op[cuda-exp]",
                                  "tests.test_x::test_y"]
     assert summary["cuda_skip_reasons"] == {"no CUDA GPU": 1}
+    assert summary["gpu_only"] == ["tests.ops.test_ops::test_op[cuda-exp]"]
     text = bench_gpu.format_junit_summary(summary)
+    assert "failed on CUDA only (the CPU twin passed): 1" in text
     assert text.splitlines()[:2] == ["all: 3 passed, 1 failed, 1 error, 2 skipped",
                                      "cuda: 1 passed, 1 failed, 0 error, 1 skipped"]
     assert bench_gpu.main(["--junit-summary", str(path)]) == 0
