@@ -283,6 +283,24 @@ class _Pool(_Windowed):
         return x.reshape(tuple(x.shape)[1:]) if self.unbatched else x
 
 
+_SMALL_WINDOW = 4  # NOTE: windows this small: running comparisons beat argmax (2x at 2)
+
+
+def _first_max(b: Any, parts: list[Any]) -> tuple[Any, Any]:
+    """The elementwise maximum of ``parts`` (strided views, one per window offset) and the
+    offset of its first occurrence, NaN counting as the largest (``argmax``'s rule)."""
+    xp = b.xp
+    best = parts[0]
+    index = xp.zeros(best.shape, dtype="int64")
+    for j, part in enumerate(parts[1:], 1):
+        take = part > best
+        if part.dtype.kind == "f":
+            take |= xp.isnan(part) & ~xp.isnan(best)
+        best = xp.where(take, part, best)
+        index = xp.where(take, j, index)
+    return b.ascontiguousarray(best), index
+
+
 class MaxPool2d(_Pool):
     """The maximum of each (dilated, ``-inf``-padded) window, and its flat index ``h * W + w``
     into the input plane. The gradient goes to that one element."""
@@ -298,9 +316,13 @@ class MaxPool2d(_Pool):
         # NOTE: any value <= every element pads correctly (every window holds one element).
         fill = float("-inf") if x.dtype.kind == "f" else (b.min(x) if x.size else 0)
         cols = windows(b, x, self.kernel, self.stride, self.dilation, self.pad, self.out_hw, fill)
-        cols = cols.reshape(n, c, kh * kw, ho, wo)
-        k = b.argmax(cols, axis=2)
-        out = b.take_along_axis(cols, k[:, :, None], 2).reshape(n, c, ho, wo)
+        if kh * kw <= _SMALL_WINDOW:
+            out, k = _first_max(b, [cols[:, :, i, j] for i in range(kh) for j in range(kw)])
+        else:
+            # NOTE: the window axis last (one copy), where argmax runs along contiguous memory
+            cols = cols.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, ho, wo, kh * kw)
+            k = b.argmax(cols, axis=-1)
+            out = b.take_along_axis(cols, k[..., None], -1).reshape(n, c, ho, wo)
         (sh, sw), (dh, dw), (pt, pl), w_in = self.stride, self.dilation, self.pad, self.in_hw[1]
         rows = b.arange(0, ho, 1, "int64").reshape(ho, 1) * sh - pt + (k // kw) * dh
         cols_ = b.arange(0, wo, 1, "int64") * sw - pl + (k % kw) * dw
