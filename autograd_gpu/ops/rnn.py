@@ -50,13 +50,10 @@ def scan(mode: str, gx: Tensor, batch_sizes: Sequence[int] | None, h0: Tensor,
     state.
     """
     uniform = batch_sizes is None
-    steps = gx.shape[0] if uniform else len(batch_sizes)  # type: ignore[arg-type]
-    offsets: list[int] = []
-    if not uniform:
-        acc = 0
-        for bs in batch_sizes:  # type: ignore[union-attr]
-            offsets.append(acc)
-            acc += bs
+    # NOTE: one unbind/split node hands out the steps' projections, so backward stacks their
+    # gradients once (indexing per step would add T full-size gradients).
+    xs = gx.unbind(0) if uniform else gx.split(list(batch_sizes), 0)  # type: ignore[arg-type]
+    steps = len(xs)
     full = h0.shape[0]
     h, c = h0, c0
     outs: list[Any] = [None] * steps
@@ -64,11 +61,8 @@ def scan(mode: str, gx: Tensor, batch_sizes: Sequence[int] | None, h0: Tensor,
     w_hh_t = w_hh.t()
     w_hr_t = None if w_hr is None else w_hr.t()
     for t in order:
-        if uniform:
-            bs, x_t = full, gx[t]
-        else:
-            bs = batch_sizes[t]  # type: ignore[index]
-            x_t = gx[offsets[t]:offsets[t] + bs]
+        x_t = xs[t]
+        bs = x_t.shape[0]
         part = bs < full
         hp = h[:bs] if part else h
         if mode == "LSTM":
