@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from ..functions import cat, stack
 from ..tensor import Tensor
+from .recompute import Recompute
 
 __all__: list[str] = []
 
@@ -25,6 +26,53 @@ def lstm_cell(gates: Tensor, c: Tensor, w_hr: Tensor | None) -> tuple[Tensor, Te
     if w_hr is not None:
         h2 = h2.matmul(w_hr.t())
     return h2, c2
+
+
+def _lstm_pointwise(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    return lstm_cell(gates, c, None)
+
+
+class LSTMPointwise(Recompute):
+    """An LSTM step's gate nonlinearities and state update as one node (PyTorch's fused cell,
+    ``ThnnFusedLstmCellBackward0``): ``(gates, c) -> (h', c')``. Forward runs on arrays; backward
+    without ``create_graph`` uses the saved activations, with it the composition is recomputed
+    (see ``Recompute``) so double backward works."""
+
+    raw_ok = True
+
+    def __init__(self) -> None:
+        super().__init__(_lstm_pointwise, "ThnnFusedLstmCellBackward0")
+
+    def forward(self, gates: Any, c: Any) -> Any:  # type: ignore[override]
+        b = self.backend
+        self.save_for_backward(gates, c)
+        n = gates.shape[1] // 4
+        i = b.sigmoid(gates[:, :n])
+        f = b.sigmoid(gates[:, n:2 * n])
+        g = b.tanh(gates[:, 2 * n:3 * n])
+        o = b.sigmoid(gates[:, 3 * n:])
+        c2 = f * c + i * g
+        tc = b.tanh(c2)
+        self.acts = (i, f, g, o, tc)
+        return o * tc, c2
+
+    def backward(self, *grads: Any) -> tuple[Any, ...]:
+        if not self._raw:
+            return super().backward(*grads)
+        gates, c = self.saved_tensors
+        i, f, g, o, tc = self.acts
+        gh, gc2 = grads
+        b = self.backend
+        gc = b.zeros_like(c) if gc2 is None else gc2
+        if gh is not None:
+            gc = gc + gh * o * (1 - tc * tc)
+            do = gh * tc * o * (1 - o)
+        else:
+            do = b.zeros_like(c)
+        dg = gc * i * (1 - g * g)
+        di = gc * g * i * (1 - i)
+        df = gc * c * f * (1 - f)
+        return b.concatenate([di, df, dg, do], 1), gc * f
 
 
 def gru_cell(gx: Tensor, gh: Tensor, h: Tensor) -> Tensor:
@@ -67,10 +115,7 @@ def scan(mode: str, gx: Tensor, batch_sizes: Sequence[int] | None, h0: Tensor,
         hp = h[:bs] if part else h
         if mode == "LSTM":
             cp = c[:bs] if part else c  # type: ignore[index]
-            gates = x_t.addmm(hp, w_hh_t)
-            i, f, g, o = gates.chunk(4, 1)
-            c2 = f.sigmoid() * cp + i.sigmoid() * g.tanh()
-            h2 = o.sigmoid() * c2.tanh()
+            h2, c2 = LSTMPointwise.apply(x_t.addmm(hp, w_hh_t), cp)
             if w_hr_t is not None:
                 h2 = h2.matmul(w_hr_t)
             if part:

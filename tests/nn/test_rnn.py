@@ -15,7 +15,7 @@ import torch
 import autograd_gpu as ag
 from tests.autograd._util import assert_same
 from tests.misuse._catalogue import catalogue_test
-from tests.nn._util import copy_params, grads_of
+from tests.nn._util import copy_params, grads_of, second_grads
 
 F64 = {"rtol": 1e-10, "atol": 1e-12}
 F32 = {"rtol": 1e-5, "atol": 1e-6}
@@ -237,3 +237,11 @@ ERRORS = {
 }
 
 test_misuse = catalogue_test(ERRORS)
+
+
+def test_lstm_double_backward(device: str) -> None:
+    ours, theirs = _build("LSTM", {}, "float64", device)
+    x = np.random.default_rng(4).standard_normal((3, 2, IN))
+    xo = ag.tensor(x.tolist(), dtype=ag.float64, device=device, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    assert_same(second_grads(ours(xo)[0], xo), second_grads(theirs(xt)[0], xt), **F64)
