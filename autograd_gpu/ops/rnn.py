@@ -1,0 +1,134 @@
+"""Recurrent layers' time loops (``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` and their cells).
+
+The input projection of every time step is one matmul per layer and direction; the loop runs
+over time steps only, each step a handful of tensor ops on the whole batch. Packed sequences are
+run on their packed data: step ``t`` takes rows ``offsets[t]:offsets[t] + batch_sizes[t]`` (the
+sequences still running, a prefix as they are sorted by decreasing length), so the final state of
+each sequence is the one at its own length.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..functions import cat, stack
+from ..tensor import Tensor
+from .recompute import Recompute
+
+__all__: list[str] = []
+
+
+def lstm_cell(gates: Tensor, c: Tensor, w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
+    """One LSTM step from its pre-activations ``gates`` (order i, f, g, o) and cell state ``c``."""
+    i, f, g, o = gates.chunk(4, 1)
+    c2 = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h2 = o.sigmoid() * c2.tanh()
+    if w_hr is not None:
+        h2 = h2.matmul(w_hr.t())
+    return h2, c2
+
+
+def _lstm_pointwise(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    return lstm_cell(gates, c, None)
+
+
+class LSTMPointwise(Recompute):
+    """An LSTM step's gate nonlinearities and state update as one node (PyTorch's fused cell,
+    ``ThnnFusedLstmCellBackward0``): ``(gates, c) -> (h', c')``. Forward runs on arrays; backward
+    without ``create_graph`` uses the saved activations, with it the composition is recomputed
+    (see ``Recompute``) so double backward works."""
+
+    raw_ok = True
+
+    def __init__(self) -> None:
+        super().__init__(_lstm_pointwise, "ThnnFusedLstmCellBackward0")
+
+    def forward(self, gates: Any, c: Any) -> Any:  # type: ignore[override]
+        b = self.backend
+        self.save_for_backward(gates, c)
+        n = gates.shape[1] // 4
+        i = b.sigmoid(gates[:, :n])
+        f = b.sigmoid(gates[:, n:2 * n])
+        g = b.tanh(gates[:, 2 * n:3 * n])
+        o = b.sigmoid(gates[:, 3 * n:])
+        c2 = f * c + i * g
+        tc = b.tanh(c2)
+        self.acts = (i, f, g, o, tc)
+        return o * tc, c2
+
+    def backward(self, *grads: Any) -> tuple[Any, ...]:
+        if not self._raw:
+            return super().backward(*grads)
+        gates, c = self.saved_tensors
+        i, f, g, o, tc = self.acts
+        gh, gc2 = grads
+        b = self.backend
+        gc = b.zeros_like(c) if gc2 is None else gc2
+        if gh is not None:
+            gc = gc + gh * o * (1 - tc * tc)
+            do = gh * tc * o * (1 - o)
+        else:
+            do = b.zeros_like(c)
+        dg = gc * i * (1 - g * g)
+        di = gc * g * i * (1 - i)
+        df = gc * c * f * (1 - f)
+        return b.concatenate([di, df, dg, do], 1), gc * f
+
+
+def gru_cell(gx: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+    """One GRU step (order r, z, n): ``n = tanh(x_n + r * (W_hn h + b_hn))``,
+    ``h' = (1 - z) * n + z * h``."""
+    xr, xz, xn = gx.chunk(3, 1)
+    hr, hz, hn = gh.chunk(3, 1)
+    r = (xr + hr).sigmoid()
+    z = (xz + hz).sigmoid()
+    n = (xn + r * hn).tanh()
+    return n + z * (h - n)
+
+
+def scan(mode: str, gx: Tensor, batch_sizes: Sequence[int] | None, h0: Tensor,
+         c0: Tensor | None, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None,
+         reverse: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+    """Run one layer and direction over time.
+
+    ``gx`` holds the input projections: ``(T, B, G)`` for a padded batch (``batch_sizes`` None)
+    or ``(N, G)`` packed data with ``batch_sizes``. For RNN and LSTM it includes ``b_hh`` already
+    (pass ``b_hh=None``); GRU needs ``b_hh`` apart (it sits inside ``r * (...)``). Returns the
+    output (``(T, B, P)`` or ``(N, P)``), the final hidden state and, for LSTM, the final cell
+    state.
+    """
+    uniform = batch_sizes is None
+    # NOTE: one unbind/split node hands out the steps' projections, so backward stacks their
+    # gradients once (indexing per step would add T full-size gradients).
+    xs = gx.unbind(0) if uniform else gx.split(list(batch_sizes), 0)  # type: ignore[arg-type]
+    steps = len(xs)
+    full = h0.shape[0]
+    h, c = h0, c0
+    outs: list[Any] = [None] * steps
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    w_hh_t = w_hh.t()
+    w_hr_t = None if w_hr is None else w_hr.t()
+    for t in order:
+        x_t = xs[t]
+        bs = x_t.shape[0]
+        part = bs < full
+        hp = h[:bs] if part else h
+        if mode == "LSTM":
+            cp = c[:bs] if part else c  # type: ignore[index]
+            h2, c2 = LSTMPointwise.apply(x_t.addmm(hp, w_hh_t), cp)
+            if w_hr_t is not None:
+                h2 = h2.matmul(w_hr_t)
+            if part:
+                c = cat([c2, c[bs:]])  # type: ignore[index]
+            else:
+                c = c2
+        elif mode == "GRU":
+            gh = hp.matmul(w_hh_t) if b_hh is None else b_hh.addmm(hp, w_hh_t)
+            h2 = gru_cell(x_t, gh, hp)
+        else:
+            pre = x_t.addmm(hp, w_hh_t)
+            h2 = pre.tanh() if mode == "RNN_TANH" else pre.relu()
+        outs[t] = h2
+        h = cat([h2, h[bs:]]) if part else h2
+    out = stack(outs) if uniform else cat(outs)
+    return out, h, c
