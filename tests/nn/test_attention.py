@@ -239,3 +239,26 @@ CASES: dict[str, Any] = {
                                                  _x(T, dev, 5, 2, 4)),
 }
 test_misuse = catalogue_test(CASES)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_forward_static_kv_and_dead_rows(need_weights: bool, device: str) -> None:
+    """``static_k``/``static_v`` replace the projected keys/values; a query row with every key
+    masked gives NaN with ``need_weights`` (plain softmax) and the bias otherwise, as PyTorch."""
+    rng = np.random.default_rng(7)
+    arrays = [rng.standard_normal(s) for s in ((L, N, E), (S, N, E), (S, N, E), (3 * E, E),
+                                               (3 * E,), (E, E), (E,), (N * H, S, E // H),
+                                               (N * H, S, E // H))]
+    mask = np.zeros((L, S), dtype=bool)
+    mask[1] = True
+
+    def run(T: Any, dev: str) -> tuple[Any, ...]:
+        q, k, v, w, b, ow, ob, sk, sv = (t(T, dev, a, grad=True) for a in arrays)
+        out, wts = T.nn.functional.multi_head_attention_forward(
+            q, k, v, E, H, w, b, None, None, False, 0.0, ow, ob,
+            attn_mask=T.tensor(mask.tolist(), device=dev), need_weights=need_weights,
+            static_k=sk, static_v=sv)
+        keep = [0, 2]  # NOTE: row 1 is NaN with need_weights; compare gradients elsewhere
+        return out, wts, grads_of(out[keep], [q, w, b, ow, ob, sk, sv])
+
+    assert_same(run(ag, device), run(torch, "cpu"), **TOL)
