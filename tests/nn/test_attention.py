@@ -262,3 +262,13 @@ def test_mha_forward_static_kv_and_dead_rows(need_weights: bool, device: str) ->
         return out, wts, grads_of(out[keep], [q, w, b, ow, ob, sk, sv])
 
     assert_same(run(ag, device), run(torch, "cpu"), **TOL)
+
+
+def test_sdpa_double_backward(device: str) -> None:
+    rng = np.random.default_rng(8)
+    ins = [t(ag, device, rng.standard_normal(s), grad=True) for s in ((2, 3, 4), (2, 5, 4),
+                                                                      (2, 5, 3))]
+    keep = ag.tensor((rng.random((3, 5)) > 0.3).tolist(), device=device)
+    F = ag.nn.functional
+    assert ag.autograd.gradgradcheck(
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=keep), tuple(ins))
