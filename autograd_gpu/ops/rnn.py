@@ -36,7 +36,11 @@ class LSTMPointwise(Recompute):
     """An LSTM step's gate nonlinearities and state update as one node (PyTorch's fused cell,
     ``ThnnFusedLstmCellBackward0``): ``(gates, c) -> (h', c')``. Forward runs on arrays; backward
     without ``create_graph`` uses the saved activations, with it the composition is recomputed
-    (see ``Recompute``) so double backward works."""
+    (see ``Recompute``) so double backward works.
+
+    NOTE: the gate activations and ``tanh(c')`` go through ``save_for_backward`` (not a plain
+    attribute): so the memory tracker counts them on the CPU, ``profile_memory`` attributes them,
+    and ``checkpoint``/``save_on_cpu`` hooks drop or move them like any saved tensor."""
 
     raw_ok = True
 
@@ -45,7 +49,6 @@ class LSTMPointwise(Recompute):
 
     def forward(self, gates: Any, c: Any) -> Any:  # type: ignore[override]
         b = self.backend
-        self.save_for_backward(gates, c)
         n = gates.shape[1] // 4
         i = b.sigmoid(gates[:, :n])
         f = b.sigmoid(gates[:, n:2 * n])
@@ -53,14 +56,13 @@ class LSTMPointwise(Recompute):
         o = b.sigmoid(gates[:, 3 * n:])
         c2 = f * c + i * g
         tc = b.tanh(c2)
-        self.acts = (i, f, g, o, tc)
+        self.save_for_backward(gates, c, i, f, g, o, tc)
         return o * tc, c2
 
     def backward(self, *grads: Any) -> tuple[Any, ...]:
         if not self._raw:
             return super().backward(*grads)
-        gates, c = self.saved_tensors
-        i, f, g, o, tc = self.acts
+        _gates, c, i, f, g, o, tc = self.saved_tensors
         gh, gc2 = grads
         b = self.backend
         gc = b.zeros_like(c) if gc2 is None else gc2
