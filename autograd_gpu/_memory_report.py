@@ -68,7 +68,39 @@ def _measure(dev: Any, run: Callable[[], Any]) -> tuple[int, int]:
     return kept, peak
 
 
-def savings_report(model: Any, x: Any, *, checkpoint: str = "both",
+def _segments(model: Any, kinds: Any) -> list[Any]:
+    """The modules of ``model`` that are instances of ``kinds``, outermost first: one nested in
+    another's segment is recomputed with it, so it gets no segment of its own."""
+    out: list[Any] = []
+    inside: set[int] = set()
+    for m in model.modules():
+        if id(m) in inside:
+            continue
+        if isinstance(m, kinds):
+            out.append(m)
+            inside.update(id(s) for s in m.modules())
+    return out
+
+
+def _per_module(model: Any, x: Any, targets: list[Any]) -> Any:
+    """``model(x)`` with each of ``targets`` run as its own ``checkpoint`` segment."""
+    from .utils.checkpoint import checkpoint as _ckpt
+
+    for m in targets:
+        def segment(*args: Any, _fwd: Any = m.forward, **kwargs: Any) -> Any:
+            return _ckpt(_fwd, *args, use_reentrant=False, **kwargs)
+        # NOTE: an instance attribute shadows the class's forward (Module.__call__ calls
+        # self.forward, hooks included); removed again below.
+        m.__dict__["forward"] = segment
+    try:
+        with enable_grad():
+            return model(x)
+    finally:
+        for m in targets:
+            m.__dict__.pop("forward", None)
+
+
+def savings_report(model: Any, x: Any, *, checkpoint: Any = "both",
                    device: Any = None) -> SavingsReport:
     """Kept bytes and peaks of one forward of ``model(x)`` in each memory mode.
 
@@ -76,12 +108,17 @@ def savings_report(model: Any, x: Any, *, checkpoint: str = "both",
     forward in one ``checkpoint(..., use_reentrant=False)``: only the input and output are kept)
     and, for an ``nn.Sequential``, ``checkpoint (per child)`` (each child its own segment: every
     child's input is kept, which can cost more than grad mode when children are small, e.g. a
-    separate ReLU); on CUDA also ``save_on_cpu``.
+    separate ReLU); on CUDA also ``save_on_cpu``. ``checkpoint`` given module classes adds
+    ``checkpoint (per <Class>)``: every instance inside ``model`` (the outermost, where they
+    nest) is its own segment, e.g. each layer of a ``TransformerEncoder`` with
+    ``checkpoint=nn.TransformerEncoderLayer``: each segment's input and the output are kept.
 
     Args:
-        model: the module; it is called as ``model(x)``.
+        model: the module; it is called as ``model(x)`` (its output may be a tuple, as an
+            LSTM's: every tensor in it counts as kept).
         x: its input (kept by the caller: not counted).
-        checkpoint: ``"one"``, ``"children"``, ``"both"`` (default) or ``"none"``.
+        checkpoint: ``"one"``, ``"children"``, ``"both"`` (default), ``"none"``, or a module
+            class or tuple of classes (then also ``"one"``).
         device: whose memory is measured (default: ``x``'s).
 
     Returns:
@@ -122,6 +159,18 @@ def savings_report(model: Any, x: Any, *, checkpoint: str = "both",
             return model(x)
 
     modes += [("grad", grad), ("no_grad", nograd), ("inference_mode", inference)]
+    kinds = checkpoint if isinstance(checkpoint, (type, tuple)) else None
+    if kinds is not None:
+        targets = _segments(model, kinds)
+        if not targets:
+            raise ValueError(f"savings_report: no module of {model.__class__.__name__} is an "
+                             f"instance of {checkpoint!r}")
+        label = "/".join(k.__name__ for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
+        modes.append(("checkpoint (one segment)", one))
+        modes.append((f"checkpoint (per {label})", lambda: _per_module(model, x, targets)))
+    elif checkpoint not in ("one", "children", "both", "none"):
+        raise ValueError("savings_report: checkpoint takes 'one', 'children', 'both', 'none' or "
+                         f"module classes, not {checkpoint!r}")
     if checkpoint in ("one", "both"):
         modes.append(("checkpoint (one segment)", one))
     if checkpoint in ("children", "both") and isinstance(model, Sequential):

@@ -63,7 +63,10 @@ class LSTMPointwise(Recompute):
         if not self._raw:
             return super().backward(*grads)
         _gates, c, i, f, g, o, tc = self.saved_tensors
-        gh, gc2 = grads
+        # NOTE: the engine may hand one gradient only (c' of the last step unused): without
+        # this, the raw path failed and the step fell back to the recomputing backward.
+        gh = grads[0]
+        gc2 = grads[1] if len(grads) > 1 else None
         b = self.backend
         gc = b.zeros_like(c) if gc2 is None else gc2
         if gh is not None:
