@@ -9,6 +9,12 @@ sampled at module boundaries, at every saved tensor, and in backward at every sa
 back; each sample also keeps the exact peak since the previous one. The phase switches to
 ``backward`` at the first saved tensor read back, and to ``forward`` again at the next one saved.
 
+Sequence modules need nothing special: a recurrent layer's time loop saves every step's tensors
+inside the layer's forward (the fused LSTM cell's gate activations included), and attention's
+scores, weights and head-split q/k/v are saved inside ``MultiheadAttention``'s forward (its
+``out_proj`` is used through ``F.linear``, never called), so all of them go to that module;
+``F.relu`` in a transformer layer's feed-forward block goes to the layer itself.
+
 Saved storages that existed before the forward (parameters, buffers, the model's inputs, on the
 CPU any storage alive at entry, elsewhere any grad-free leaf tensor an op takes as input) are kept apart (kind ``"parameter"``/``"input"``); the
 totals and tables count the ``"activation"`` kind: the bytes the graph keeps alive.
