@@ -148,3 +148,14 @@ def test_bad_arguments_are_usage_errors(argv: list[str], message: str, tmp_path:
     err = capsys.readouterr().err
     assert err.startswith("usage: autograd-gpu") and message in err
     assert not (tmp_path / "o").exists()
+
+
+def test_runs_on_every_device(tmp_path: Path, device: str) -> None:
+    cfg = seq.SeqConfig(model="transformer", epochs=1, device=device, quiet=True,
+                        out=str(tmp_path / "sort"))
+    model, history = seq.run_sort(cfg)
+    assert next(model.parameters()).device.type == device and len(history["test_acc"]) == 1
+    text = seq.SeqConfig(model="lstm", text=str(_text_file(tmp_path)), steps=4, block_size=8,
+                         sample_length=6, device=device, quiet=True, out=str(tmp_path / "text"))
+    _, history, sample = seq.run_text(text)
+    assert history["step"] == [1, 2, 3, 4] and len(sample) == 7
