@@ -4,6 +4,8 @@
 ``autograd-gpu train`` trains an MLP (or ``--model cnn``) on scikit-learn's handwritten digits or
 on ``--data file.npz``, shows a progress bar, saves a checkpoint and a PNG of the learning curves
 under ``--out``, and prints ``test accuracy: NN.NN%`` as its last line. See ``train.py``.
+``--model transformer`` or ``lstm`` learns to sort digits (same last line) or, with ``--text
+FILE``, a character-level language model that ends with a generated sample. See ``train_seq.py``.
 """
 
 from __future__ import annotations
@@ -67,41 +69,81 @@ def _positive(kind: type) -> Any:
     return parse
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows ``(default: ...)`` except for options whose default depends on the job (``None``),
+    whose help says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _add_train_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "train", help="train a digits classifier (MLP or CNN) and report its test accuracy",
+        "train", help="train a digits classifier (MLP or CNN), or a transformer or LSTM on a "
+                      "sorting task or a text, and report its test accuracy",
         description="Train an MLP or a small CNN on scikit-learn's 8x8 handwritten digits (or on "
-                    "--data), on CUDA when available, and save a checkpoint and learning curves.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--model", choices=("mlp", "cnn"), default="mlp", help="network to train")
+                    "--data); or a causal transformer or an LSTM on sorting 6 digits (--task "
+                    "sort, the default for those models) or as a character-level language model "
+                    "of --text FILE. Runs on CUDA when available and saves a checkpoint and "
+                    "learning curves.",
+        formatter_class=_HelpFormatter)
+    p.add_argument("--model", choices=("mlp", "cnn", "transformer", "lstm"), default="mlp",
+                   help="network to train")
     p.add_argument("--data", metavar="FILE.npz", default=None,
-                   help="arrays x (N, D), (N, H, W) or (N, C, H, W) and y (N,) integer labels; "
-                        "default: scikit-learn's digits")
-    p.add_argument("--epochs", type=_positive(int), default=25, help="passes over the training set")
-    p.add_argument("--batch-size", type=_positive(int), default=64, help="samples per step")
-    p.add_argument("--lr", type=_positive(float), default=1e-3, help="learning rate")
+                   help="mlp/cnn: arrays x (N, D), (N, H, W) or (N, C, H, W) and y (N,) integer "
+                        "labels; default: scikit-learn's digits")
+    p.add_argument("--task", choices=("sort",), default=None,
+                   help="transformer/lstm: sort 6 digits from {0, 1, 2} (the default task)")
+    p.add_argument("--text", metavar="FILE", default=None,
+                   help="transformer/lstm: train a character-level language model on this "
+                        "UTF-8 text file and print a generated sample")
+    p.add_argument("--epochs", type=_positive(int), default=None,
+                   help="passes over the training set (default: 25; sort: 40)")
+    p.add_argument("--steps", type=_positive(int), default=1500,
+                   help="--text: training steps (random windows)")
+    p.add_argument("--batch-size", type=_positive(int), default=None,
+                   help="samples per step (default: 64; transformer/lstm: 32)")
+    p.add_argument("--lr", type=_positive(float), default=None,
+                   help="learning rate (default: 1e-3; transformer/lstm: 3e-3 with cosine decay)")
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam",
                    help="Adam, or SGD with momentum 0.9")
     p.add_argument("--label-smoothing", type=float, default=0.1,
-                   help="cross-entropy label smoothing, in [0, 1)")
+                   help="mlp/cnn: cross-entropy label smoothing, in [0, 1)")
+    p.add_argument("--block-size", type=_positive(int), default=64,
+                   help="--text: characters of context")
+    p.add_argument("--temperature", type=_positive(float), default=0.8,
+                   help="--text: sampling temperature (lower: more conservative)")
+    p.add_argument("--top-k", type=_positive(int), default=10,
+                   help="--text: sample among the k most likely characters")
+    p.add_argument("--sample-length", type=_positive(int), default=300,
+                   help="--text: characters to generate at the end")
     p.add_argument("--seed", type=int, default=0, help="seeds the split, the init and shuffling")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when available, else the CPU")
-    p.add_argument("--out", default=os.path.join("runs", "digits"),
-                   help="folder for checkpoint.pt and curves.png")
+    p.add_argument("--out", default=None,
+                   help="folder for checkpoint.pt and curves.png (default: runs/digits, "
+                        "runs/sort-MODEL or runs/text-MODEL)")
     p.add_argument("--quiet", action="store_true",
-                   help="no progress bar; print only the test accuracy")
+                   help="no progress bar; print only the test accuracy (--text: the sample)")
     return p
 
 
 def train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """Run ``autograd-gpu train``; its last line of output is ``test accuracy: NN.NN%``."""
+    """Run ``autograd-gpu train``; its last line of output is ``test accuracy: NN.NN%`` (with
+    ``--text``: the generated sample, then ``validation loss: X.XXXX``)."""
+    if args.model in ("transformer", "lstm"):
+        return _train_seq(args, parser)
     from . import train as job
 
-    cfg = job.Config(model=args.model, data=args.data, epochs=args.epochs,
-                     batch_size=args.batch_size, lr=args.lr, optimizer=args.optimizer,
-                     label_smoothing=args.label_smoothing,
-                     seed=args.seed, device=args.device, out=args.out, quiet=args.quiet)
+    if args.task is not None or args.text is not None:
+        parser.error("--task and --text need --model transformer or --model lstm")
+    cfg = job.Config(model=args.model, data=args.data, epochs=args.epochs or 25,
+                     batch_size=args.batch_size or 64, lr=args.lr or 1e-3,
+                     optimizer=args.optimizer, label_smoothing=args.label_smoothing,
+                     seed=args.seed, device=args.device,
+                     out=args.out or os.path.join("runs", "digits"), quiet=args.quiet)
     if not 0 <= args.label_smoothing < 1:
         parser.error(f"--label-smoothing must be in [0, 1), got {args.label_smoothing}")
     try:
@@ -109,6 +151,39 @@ def train(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except job.UsageError as e:
         parser.error(str(e))
     print(f"test accuracy: {100 * history['test_acc'][-1]:.2f}%")
+    return 0
+
+
+def _train_seq(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``autograd-gpu train --model transformer|lstm``: the sort task or ``--text FILE``."""
+    from . import train_seq as seq
+
+    if args.data is not None:
+        parser.error(f"--data is for --model mlp or cnn; --model {args.model} takes --task sort "
+                     "or --text FILE")
+    if args.task is not None and args.text is not None:
+        parser.error("--task and --text exclude each other")
+    job = "sort" if args.text is None else "text"
+    cfg = seq.SeqConfig(model=args.model, task="sort" if job == "sort" else None, text=args.text,
+                        epochs=args.epochs or 40, steps=args.steps,
+                        batch_size=args.batch_size or 32, lr=args.lr or 3e-3,
+                        optimizer=args.optimizer, seed=args.seed, device=args.device,
+                        out=args.out or os.path.join("runs", f"{job}-{args.model}"),
+                        quiet=args.quiet, block_size=args.block_size,
+                        temperature=args.temperature, top_k=args.top_k,
+                        sample_length=args.sample_length)
+    try:
+        if job == "sort":
+            _, history = seq.run_sort(cfg)
+            print(f"test accuracy: {100 * history['test_acc'][-1]:.2f}%")
+            return 0
+        _, history, text = seq.run_text(cfg)
+    except seq.UsageError as e:
+        parser.error(str(e))
+    if not args.quiet:
+        print("sample:")
+    print(text)
+    print(f"validation loss: {history['val_loss'][-1]:.4f}")
     return 0
 
 
