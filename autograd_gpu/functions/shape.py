@@ -87,8 +87,21 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # 
 
 
 def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:  # noqa: A002
+    """Dimension ``dim`` viewed as ``sizes`` (one of them may be -1), with PyTorch's errors."""
     d = normalize_dim(dim, input.ndim)
-    sizes = _infer_shape(tuple(sizes), input.shape[d])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
+    n, known = input.shape[d], 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if (known != n) if -1 not in sizes else (known == 0 or n % known):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size "
+                           f"of dim {d} ({n}) in the input tensor")
+    sizes = _infer_shape(sizes, n)
     return view(input, input.shape[:d] + sizes + input.shape[d + 1:])
 
 

@@ -177,4 +177,15 @@ BOOL_AND_EXPAND: dict[str, Case] = {
 }
 CASES: dict[str, Case] = {**CAT, **MATMUL, **LAYOUT, **REPEAT, **BOOL_AND_EXPAND}
 
+CASES.update({
+    "unflatten_product": lambda T, d: T.ones(2, 6, device=d).unflatten(1, (2, 4)),
+    "unflatten_two_inferred": lambda T, d: T.ones(2, 6, device=d).unflatten(1, (-1, -1)),
+    "unflatten_inferred_not_dividing": lambda T, d: T.ones(2, 6, device=d).unflatten(1, (-1, 4)),
+    "unflatten_empty_sizes": lambda T, d: T.ones(2, 6, device=d).unflatten(1, ()),
+    "unflatten_negative_dim": lambda T, d: T.ones(2, 6, device=d).unflatten(-1, (4, 2)),
+    "unflatten_zero_size": lambda T, d: T.ones(2, 6, device=d).unflatten(1, (0, -1)),
+    "unflatten_inferred": lambda T, d: T.ones(2, 6, device=d).unflatten(1, (2, -1)).shape,
+    "unflatten_module": lambda T, d: T.nn.Unflatten(1, (2, 4))(T.ones(2, 6, device=d)),
+})
+
 test_misuse = catalogue_test(CASES)
