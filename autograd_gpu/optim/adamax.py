@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..creation import zeros_like
 from . import _ops
 from .optimizer import (
     _check_adam_args,
-    Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar, _step_tensor,
+    _zero_state,
+    Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar,
 )
 
 
@@ -56,11 +56,7 @@ class Adamax(Optimizer):
             wd, eps = group["weight_decay"], group["eps"]
             for p, grad in self._grads(group):
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(0.0)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_inf"] = zeros_like(p)
-                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                exp_avg, exp_inf = _zero_state(state, p, "exp_avg", "exp_inf")
                 step = state["step"].add_(1).item()
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)
@@ -118,11 +114,7 @@ class Adadelta(Optimizer):
             rho, eps, wd = group["rho"], group["eps"], group["weight_decay"]
             for p, grad in self._grads(group):
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(0.0)
-                    state["square_avg"] = zeros_like(p)
-                    state["acc_delta"] = zeros_like(p)
-                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                square_avg, acc_delta = _zero_state(state, p, "square_avg", "acc_delta")
                 state["step"].add_(1)
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)

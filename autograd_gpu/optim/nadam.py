@@ -9,6 +9,7 @@ from ..creation import zeros_like
 from . import _ops
 from .optimizer import (
     _check_adam_args,
+    _zero_state,
     Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar, _step_tensor,
 )
 
@@ -142,11 +143,7 @@ class RAdam(Optimizer):
             wd, eps = group["weight_decay"], group["eps"]
             for p, grad in self._grads(group):
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(0.0)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg, exp_avg_sq = _zero_state(state, p, "exp_avg", "exp_avg_sq")
                 step = state["step"].add_(1).item()
                 if wd != 0:
                     if group["decoupled_weight_decay"]:

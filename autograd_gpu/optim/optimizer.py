@@ -308,3 +308,15 @@ def _check_adam_args(eps: float, betas: tuple[float, float], weight_decay: float
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _zero_state(state: dict[str, Any], p: Tensor, *names: str) -> tuple[Tensor, ...]:
+    """``p``'s state tensors ``names``: on first use ``step`` (0) then zeros shaped as ``p``,
+    in that order (PyTorch's state-dict layout); always returned in ``names``' order."""
+    if not state:
+        from ..creation import zeros_like
+
+        state["step"] = _step_tensor(0.0)
+        for name in names:
+            state[name] = zeros_like(p)
+    return tuple(state[name] for name in names)
