@@ -15,27 +15,13 @@ from functools import partial
 from typing import Any
 
 from .lr_scheduler import (
-    EPOCH_DEPRECATION_WARNING, LRScheduler, _format_param, _group_values, _set_group_value,
+    EPOCH_DEPRECATION_WARNING, LRScheduler, _format_param, _group_values, _lambdas,
+    _LambdaScheduler, _set_group_value,
 )
 from .optimizer import Optimizer
 
 
-def _lambdas(optimizer: Optimizer, lr_lambda: Any) -> list[Callable[[int], float]]:
-    """One callable per parameter group (a single one is shared)."""
-    if not isinstance(lr_lambda, (list, tuple)):
-        fns = [lr_lambda] * len(optimizer.param_groups)
-    else:
-        if len(lr_lambda) != len(optimizer.param_groups):
-            raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
-                             f"{len(lr_lambda)}")
-        fns = list(lr_lambda)
-    for fn in fns:
-        if not callable(fn):
-            raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
-    return fns
-
-
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """Multiply the lr by ``lr_lambda(epoch)`` at every step (after the first).
 
     Example:
@@ -46,24 +32,8 @@ class MultiplicativeLR(LRScheduler):
                  lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
                  last_epoch: int = -1) -> None:
         self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda, check_callable=True)
         super().__init__(optimizer, last_epoch)
-
-    def state_dict(self) -> dict[str, Any]:
-        """Attributes; a lambda is saved as its ``__dict__`` only when it is a callable object."""
-        sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                            for fn in self.lr_lambdas]
-        return sd
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore attributes; callable objects get their saved ``__dict__`` back."""
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
-            if saved is not None:
-                fn.__dict__.update(saved)
 
     def get_lr(self) -> list[Any]:
         self._warn_if_outside_step()

@@ -186,25 +186,29 @@ def _track_step_calls(opt: Optimizer) -> None:
     opt.step = wrapper  # type: ignore[method-assign]
 
 
-class LambdaLR(LRScheduler):
-    """``lr = initial_lr * lr_lambda(epoch)``, one function (or one per group).
+def _lambdas(optimizer: Optimizer, lr_lambda: Any,
+             check_callable: bool = False) -> list[Callable[[int], float]]:
+    """One callable per parameter group (a single one is shared); ``check_callable``:
+    PyTorch's TypeError for one that is not (MultiplicativeLR checks, LambdaLR does not)."""
+    if not isinstance(lr_lambda, (list, tuple)):
+        fns = [lr_lambda] * len(optimizer.param_groups)
+    else:
+        if len(lr_lambda) != len(optimizer.param_groups):
+            raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                             f"{len(lr_lambda)}")
+        fns = list(lr_lambda)
+    if check_callable:
+        for fn in fns:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+    return fns
 
-    Example:
-        >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
-    """
 
-    def __init__(self, optimizer: Optimizer,
-                 lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-                 last_epoch: int = -1) -> None:
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
-                                 f"{len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        super().__init__(optimizer, last_epoch)
+class _LambdaScheduler(LRScheduler):
+    """A scheduler driven by ``self.lr_lambdas`` (LambdaLR, MultiplicativeLR): their state
+    dict layout."""
+
+    lr_lambdas: list[Callable[[int], float]]
 
     def state_dict(self) -> dict[str, Any]:
         """Attributes, with each lambda saved as its ``__dict__`` only when it is a callable
@@ -222,6 +226,21 @@ class LambdaLR(LRScheduler):
         for fn, saved in zip(self.lr_lambdas, lr_lambdas):
             if saved is not None:
                 fn.__dict__.update(saved)
+
+
+class LambdaLR(_LambdaScheduler):
+    """``lr = initial_lr * lr_lambda(epoch)``, one function (or one per group).
+
+    Example:
+        >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
+    """
+
+    def __init__(self, optimizer: Optimizer,
+                 lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[Any]:
         self._warn_if_outside_step()
