@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from ..autograd.node import Node
+from . import conv_shifted
 
 Pair = tuple[int, ...]
 
@@ -198,6 +199,9 @@ class Convolution(_Windowed):
             cols = cols.reshape((x.shape[0], c_out) + self.kernel + self.out_hw)
             out = col2im(b, cols, self.kernel, self.stride, self.dilation, self.pad,
                          self.in_hw, self.out_hw)
+        elif self._shifted(b, w.shape):
+            out = conv_shifted.forward(b, x, w, self.groups, self.kernel, self.dilation,
+                                       self.pad, self.out_hw)
         else:
             cols = windows(b, x, self.kernel, self.stride, self.dilation, self.pad, self.out_hw)
             out = b.matmul(w3, cols.reshape(x_mat))
@@ -231,13 +235,22 @@ class Convolution(_Windowed):
                 cols_grad = w.reshape(w_mat).swapaxes(-1, -2) @ g_out
                 grad_x = self.col2im(
                     cols_grad.reshape((n, self.x_shape[1]) + self.kernel + self.out_hw))
-            if need[1]:
+            if need[1] and self._raw and self._shifted(self.backend, self.w_shape):
+                grad_w = conv_shifted.weight_grad(self.backend, x, grad, g, self.kernel,
+                                                  self.dilation, self.pad, self.out_hw)
+            elif need[1]:
                 cols = self.im2col(x).reshape(x_mat)
                 grad_w = (g_out @ cols.swapaxes(-1, -2)).sum(0).reshape(self.w_shape)
         if len(need) > 2 and need[2]:
             grad_b = grad.sum((0,) + tuple(range(2, 2 + len(self.kernel))))
         return grad_x, grad_w, grad_b
 
+
+    def _shifted(self, b: Any, w_shape: Any) -> bool:
+        """Whether this (not transposed) convolution runs as shifted products
+        (``conv_shifted``): the NumPy backend, stride 1, enough channels per group."""
+        return not self.transposed and conv_shifted.applies(b, self.stride, w_shape[1],
+                                                            self.out_hw)
 
     def _by_correlation(self) -> bool:
         """Whether the input gradient can be the correlation of the (padded) output gradient
@@ -288,16 +301,17 @@ _SMALL_WINDOW = 4  # NOTE: windows this small: running comparisons beat argmax (
 
 def _first_max(b: Any, parts: list[Any]) -> tuple[Any, Any]:
     """The elementwise maximum of ``parts`` (strided views, one per window offset) and the
-    offset of its first occurrence, NaN counting as the largest (``argmax``'s rule)."""
+    offset (int8) of its first occurrence, NaN counting as the largest (``argmax``'s rule)."""
     xp = b.xp
     best = parts[0]
-    index = xp.zeros(best.shape, dtype="int64")
-    for j, part in enumerate(parts[1:], 1):
-        take = part > best
-        if part.dtype.kind == "f":
-            take |= xp.isnan(part) & ~xp.isnan(best)
-        best = xp.where(take, part, best)
-        index = xp.where(take, j, index)
+    for part in parts[1:]:
+        best = xp.maximum(best, part)  # NOTE: NaN wins, so a non-NaN best means no NaN part
+    index = xp.full(best.shape, len(parts) - 1, dtype="int8")
+    for j in range(len(parts) - 2, -1, -1):  # NOTE: descending: the first occurrence wins
+        hit = xp.equal(parts[j], best)
+        if best.dtype.kind == "f":
+            hit |= xp.isnan(parts[j])
+        index = b.where(hit, j, index).astype("int8", copy=False)
     return b.ascontiguousarray(best), index
 
 
@@ -323,16 +337,34 @@ class MaxPool2d(_Pool):
             cols = cols.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, ho, wo, kh * kw)
             k = b.argmax(cols, axis=-1)
             out = b.take_along_axis(cols, k[..., None], -1).reshape(n, c, ho, wo)
-        (sh, sw), (dh, dw), (pt, pl), w_in = self.stride, self.dilation, self.pad, self.in_hw[1]
-        rows = b.arange(0, ho, 1, "int64").reshape(ho, 1) * sh - pt + (k // kw) * dh
-        cols_ = b.arange(0, wo, 1, "int64") * sw - pl + (k % kw) * dw
         self.save_for_backward(k)
-        return self._unbatched(out), self._unbatched(rows * w_in + cols_)
+        return self._unbatched(out), self._unbatched(self._flat_indices(k))
+
+    def _flat_indices(self, k: Any) -> Any:
+        """Window offsets ``k`` as flat ``h * W + w`` indices into the input plane: each
+        window's corner plus the offset's displacement (a table of ``prod(kernel)``)."""
+        b = self.backend
+        (kh, kw), (ho, wo) = self.kernel, self.out_hw
+        (sh, sw), (dh, dw), (pt, pl), w_in = self.stride, self.dilation, self.pad, self.in_hw[1]
+        corner = ((b.arange(0, ho, 1, "int64") * sh - pt).reshape(ho, 1) * w_in
+                  + b.arange(0, wo, 1, "int64") * sw - pl)
+        step = b.asarray([(j // kw) * dh * w_in + (j % kw) * dw for j in range(kh * kw)],
+                         dtype="int64")
+        return step[k] + corner
 
     def backward(self, grad: Any, grad_indices: Any = None) -> tuple[Any]:
         (k,) = self.saved_tensors
         b = self.backend
         k = getattr(k, "_data", k)
+        if self._raw and self._disjoint():
+            # NOTE: each input element is in at most one window: the gradients land without
+            # adding up, one scatter into zeros (no window-sized mask, no col2im).
+            g = self._batched(grad)
+            n, c, (h, w) = g.shape[0], g.shape[1], self.in_hw
+            out = b.zeros((n * c, h * w), g.dtype)
+            b.put_along_axis(out, self._flat_indices(k).reshape(n * c, -1),
+                             g.reshape(n * c, -1), axis=1)
+            return (self._unbatched(out.reshape((n, c, h, w))),)
         (kh, kw), (ho, wo), n, c = self.kernel, self.out_hw, k.shape[0], k.shape[1]
         positions = b.arange(0, kh * kw, 1, "int64").reshape(kh * kw, 1, 1)
         mask = b.equal(k[:, :, None], positions).astype(_dtype(grad))
@@ -340,6 +372,13 @@ class MaxPool2d(_Pool):
             mask = self.wrap(mask)
         cols = (mask * grad.reshape((n, c, 1, ho, wo))).reshape((n, c, kh, kw, ho, wo))
         return (self._unbatched(self.col2im(cols)),)
+
+
+    def _disjoint(self) -> bool:
+        """No padding and windows that never overlap (so every flat index is a real element
+        and appears once)."""
+        return not any(self.pad) and all(
+            s >= d * (k - 1) + 1 for s, d, k in zip(self.stride, self.dilation, self.kernel))
 
 
 class AvgPool2d(_Pool):

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from ..autograd.grad_mode import STATE
+from . import norm_fast
 from .norm_ops import _Normalize
 
 
@@ -36,19 +37,37 @@ class NativeGroupNorm(_Normalize):
         self.pshape = (x.shape[1],) + (1,) * (x.ndim - 2)
         self.bias_shape = (x.shape[1],)
         self.pdims = (0,) + tuple(range(2, x.ndim))
+        n, c = x.shape[0], x.shape[1]
         xg = x.reshape(self._grouped(x.shape))
-        mean, _, rstd = self._stats(xg)
+        mean, _, rstd, out = self._stats(xg)
         self.save_for_backward(x, w, mean, rstd)
-        out = ((xg - mean) * rstd).reshape(x.shape)
+        flat = (n, c, math.prod(x.shape[2:]))
+        scale = self.backend.broadcast_to(rstd, (n, self.groups, c // self.groups))
         if w is not None:
-            out = out * w.reshape(self.pshape)
+            scale = scale * w.reshape(self.groups, c // self.groups)
+        out = out.reshape(flat)
+        out *= scale.reshape(n, c, 1)  # NOTE: one pass for rstd and weight together
         if bias is not None:
-            out = out + bias.reshape(self.pshape)
-        return out.astype(x.dtype, copy=False)
+            out += bias.reshape(1, c, 1)
+        return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+    def _fast_backward(self, x: Any, grad: Any, w: Any, mean: Any, rstd: Any,
+                       needs: Any) -> tuple[Any, Any, Any]:
+        n, c = x.shape[0], x.shape[1]
+        flat = (n, c, math.prod(x.shape[2:]))
+        gx, gw, gb = norm_fast.group_norm_backward(
+            self.backend, x.reshape(flat), grad.reshape(flat), w, mean, rstd, self.groups,
+            needs)
+        return (None if gx is None else gx.reshape(x.shape)), gw, gb
 
     def backward(self, grad: Any) -> tuple[Any, ...]:
         x, w, mean, rstd = self.saved_tensors
         needs = self.needs_input_grad
+        if not STATE.grad_enabled and not STATE.batched_grads:
+            x_, g_, w_, m_, r_ = (t if t is None else t._data for t in (x, grad, w, mean, rstd))
+            gx, gw, gb = (a if a is None else self.wrap(a)
+                          for a in self._fast_backward(x_, g_, w_, m_, r_, needs))
+            return gx, gw, gb
         xg = x.reshape(self._grouped(tuple(x.shape)))
         if STATE.grad_enabled and x.requires_grad:
             # NOTE: a graph is being recorded (create_graph): the statistics must be functions

@@ -48,6 +48,7 @@ class Gelu(_Unary):
     """``x * Phi(x)`` (``approximate='none'``) or its tanh approximation."""
 
     node_name = "GeluBackward0"
+    raw_ok = True
 
     def __init__(self, approximate: str) -> None:
         self.approximate = approximate
@@ -156,6 +157,7 @@ class EluResult(Elu):
 
 class Silu(_Unary):
     node_name = "SiluBackward0"
+    raw_ok = True
 
     def forward(self, x: Any) -> Any:
         self.save_for_backward(x)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..autograd.grad_mode import STATE
 from ..autograd.node import Node
+from . import norm_fast
 
 
 class _Normalize(Node):
@@ -25,27 +26,53 @@ class _Normalize(Node):
     batch_stats = True
     eps = 1e-5
 
-    def _stats(self, x: Any) -> tuple[Any, Any, Any]:
-        """Mean, biased variance and ``1 / sqrt(var + eps)`` of ``x`` over ``red`` (arrays)."""
+    def _stats(self, x: Any) -> tuple[Any, Any, Any, Any]:
+        """Mean, biased variance and ``1 / sqrt(var + eps)`` of ``x`` over ``red``, and the
+        centred ``x - mean`` (arrays)."""
         b = self.backend
         n = math.prod(x.shape[d] for d in self.red)
         mean = b.sum(x, axis=self.red, keepdims=True) / n
         xc = x - mean
         # NOTE: two passes (mean, then the mean of squared deviations) for stability.
-        var = b.sum(xc * xc, axis=self.red, keepdims=True) / n
-        return mean, var, 1 / b.sqrt(var + self.eps)
+        lead = x.ndim - len(self.red)
+        if self.red == tuple(range(lead, x.ndim)) and n:
+            # NOTE: trailing axes (layer and group norm): a row dot, no squared array.
+            rows = xc.reshape(tuple(x.shape[:lead]) + (n,))
+            var = norm_fast.rowdot(b, rows, rows).reshape(mean.shape) / n
+        else:
+            var = b.sum(xc * xc, axis=self.red, keepdims=True) / n
+        return mean, var, 1 / b.sqrt(var + self.eps), xc
 
-    def _affine(self, x: Any, mean: Any, rstd: Any, w: Any, bias: Any) -> Any:
-        out = (x - mean) * rstd
-        if w is not None:
-            out = out * w.reshape(self.pshape)
+    def _affine(self, xc: Any, rstd: Any, w: Any, bias: Any) -> Any:
+        """``xc * rstd * w + bias`` from the centred ``xc`` (overwritten)."""
+        out = xc
+        if w is not None and rstd.size * w.size <= xc.size:
+            # NOTE: per-channel statistics and weight (batch norm): one small scale array.
+            out *= rstd * w.reshape(self.pshape)
+        else:
+            out *= rstd
+            if w is not None:
+                out *= w.reshape(self.pshape)
         if bias is not None:
-            out = out + bias.reshape(self.pshape)
-        return out.astype(x.dtype, copy=False)
+            out += bias.reshape(self.pshape)
+        return out
+
+    def _fast_backward(self, x: Any, grad: Any, w: Any, mean: Any, rstd: Any,
+                       needs: Any) -> tuple[Any, Any, Any] | None:
+        """The first-order gradients on bare arrays (``norm_fast``), or None where this node
+        has no such path."""
+        return None
 
     def backward(self, grad: Any) -> tuple[Any, ...]:
         x, w, mean, rstd = self.saved_tensors
         needs = self.needs_input_grad
+        if not STATE.grad_enabled and not STATE.batched_grads:
+            # NOTE: no graph is recorded: the few-pass array formulas give the same values.
+            x_, g_, w_, m_, r_ = (t if t is None else t._data for t in (x, grad, w, mean, rstd))
+            fast = self._fast_backward(x_, g_, w_, m_, r_, needs)
+            if fast is not None:
+                gx, gw, gb = (a if a is None else self.wrap(a) for a in fast)
+                return (gx, gw, gb) + (None,) * (len(needs) - 3)
         if self.batch_stats and STATE.grad_enabled and x.requires_grad:
             # NOTE: a graph is being recorded (create_graph): the statistics must be functions
             # of x, not constants, for second derivatives to be right.
@@ -87,9 +114,9 @@ class NativeLayerNorm(_Normalize):
         self.pdims = tuple(range(lead))
         self.pshape = x.shape[lead:]
         self.bias_shape = self.pshape
-        mean, _, rstd = self._stats(x)
+        mean, _, rstd, xc = self._stats(x)
         self.save_for_backward(x, w, mean, rstd)
-        return self._affine(x, mean, rstd, w, bias)
+        return self._affine(xc, rstd, w, bias).astype(x.dtype, copy=False)
 
 
 class NativeBatchNorm(_Normalize):
@@ -112,7 +139,7 @@ class NativeBatchNorm(_Normalize):
         self.pshape = (x.shape[1],) + (1,) * (x.ndim - 2)
         self.bias_shape = (x.shape[1],)
         if self.batch_stats:
-            mean, var, rstd = self._stats(x)
+            mean, var, rstd, xc = self._stats(x)
             if running_mean is not None:
                 n = x.size // x.shape[1]
                 m = self.momentum
@@ -125,8 +152,19 @@ class NativeBatchNorm(_Normalize):
             mean = b.copy(running_mean).reshape(self.pshape).astype(x.dtype, copy=False)
             rstd = (1 / b.sqrt(running_var.reshape(self.pshape) + self.eps)).astype(x.dtype,
                                                                                     copy=False)
+            xc = x - mean
         self.save_for_backward(x, w, mean, rstd)
-        return self._affine(x, mean, rstd, w, bias)
+        return self._affine(xc, rstd, w, bias).astype(x.dtype, copy=False)
+
+    def _fast_backward(self, x: Any, grad: Any, w: Any, mean: Any, rstd: Any,
+                       needs: Any) -> tuple[Any, Any, Any] | None:
+        if not self.batch_stats:
+            return None
+        n, c = x.shape[0], x.shape[1]
+        flat = (n, c, math.prod(x.shape[2:]))
+        gx, gw, gb = norm_fast.batch_norm_backward(
+            self.backend, x.reshape(flat), grad.reshape(flat), w, mean, rstd, needs)
+        return (None if gx is None else gx.reshape(x.shape)), gw, gb
 
 
 # ---- embedding --------------------------------------------------------------------------------
