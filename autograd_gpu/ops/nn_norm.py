@@ -3,9 +3,9 @@
 Forward runs on backend arrays; backward is written with tensor ops, so it is itself
 differentiable (``gradgradcheck``, gradient penalties).
 
-NOTE: on CUDA each pass (mean, variance, normalise, affine; about ten in backward) is its own
-CuPy kernel; not timed on a GPU yet. A fused kernel (one pass per group) is the later step if
-``bench/`` shows it matters.
+NOTE: on CUDA, float inputs with parameters of their dtype run fused kernels (``kernels/norm.cu``:
+one row-wise pass per (sample, group) forward; dx row-wise and the weight/bias gradients as column
+sums in the first-order backward); the tensor formula below serves the rest and double backward.
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ class NativeGroupNorm(_Normalize):
         self.pshape = (x.shape[1],) + (1,) * (x.ndim - 2)
         self.bias_shape = (x.shape[1],)
         self.pdims = (0,) + tuple(range(2, x.ndim))
+        fused = self.backend.fused_group_norm(x, w, bias, self.groups, self.eps)
+        if fused is not None:  # CUDA: one kernel (kernels/norm.cu)
+            out, mean, rstd = fused
+            self.save_for_backward(x, w, mean, rstd)
+            return out
         xg = x.reshape(self._grouped(x.shape))
         mean, _, rstd = self._stats(xg)
         self.save_for_backward(x, w, mean, rstd)
@@ -46,8 +51,16 @@ class NativeGroupNorm(_Normalize):
             out = out + bias.reshape(self.pshape)
         return out.astype(x.dtype, copy=False)
 
+    def _fused_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any,
+                        needs: tuple[bool, bool, bool]) -> tuple[Any, Any, Any] | None:
+        return self.backend.fused_group_norm_backward(  # type: ignore[no-any-return]
+            grad, x, w, mean, rstd, self.groups, needs)
+
     def backward(self, grad: Any) -> tuple[Any, ...]:
         x, w, mean, rstd = self.saved_tensors
+        fused = self._first_order(grad, x, w, mean, rstd)
+        if fused is not None:
+            return fused
         needs = self.needs_input_grad
         xg = x.reshape(self._grouped(tuple(x.shape)))
         if STATE.grad_enabled and x.requires_grad:

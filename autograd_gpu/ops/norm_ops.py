@@ -1,4 +1,5 @@
-"""Normalisation and embedding ops: ``NativeLayerNorm``, ``NativeBatchNorm`` and ``Embedding``.
+"""Normalisation and embedding ops: ``NativeLayerNorm``, ``NativeBatchNorm``, ``FusedRmsNorm`` and
+``Embedding``.
 
 Forward runs on backend arrays in one pass; backward is written with tensor ops, so it is itself
 differentiable (gradient penalties, ``gradgradcheck``).
@@ -11,6 +12,7 @@ from typing import Any
 
 from ..autograd.grad_mode import STATE
 from ..autograd.node import Node
+from .recompute import Recompute
 
 
 class _Normalize(Node):
@@ -43,9 +45,37 @@ class _Normalize(Node):
             out = out + bias.reshape(self.pshape)
         return out.astype(x.dtype, copy=False)
 
+    def _fused_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any,
+                        needs: tuple[bool, bool, bool]) -> tuple[Any, Any, Any] | None:
+        """The backend's fused first-order backward on arrays, or None (see ``_first_order``)."""
+        return None
+
+    def _first_order(self, grad: Any, x: Any, w: Any, mean: Any,
+                     rstd: Any) -> tuple[Any, ...] | None:
+        """The gradients from the backend's fused kernel when no graph is recorded (no
+        ``create_graph``; the tensor formula below stays for double backward), else None.
+
+        NOTE: on CUDA one row-wise kernel for dx and one column kernel for the weight and bias
+        (``kernels/norm.cu``); the NumPy backend has none and takes the tensor formula.
+        """
+        if STATE.grad_enabled or STATE.batched_grads or grad._level:
+            return None
+        needs = self.needs_input_grad
+        want = tuple(len(needs) > k and needs[k] for k in range(3))
+        fused = self._fused_backward(grad._data, x._data, None if w is None else w._data,
+                                     mean._data, rstd._data, want)  # type: ignore[arg-type]
+        if fused is None:
+            return None
+        grads = tuple(None if a is None else self.wrap(a) for a in fused)
+        return grads + (None,) * (len(needs) - 3)
+
     def backward(self, grad: Any) -> tuple[Any, ...]:
         x, w, mean, rstd = self.saved_tensors
         needs = self.needs_input_grad
+        if self.batch_stats:
+            fused = self._first_order(grad, x, w, mean, rstd)
+            if fused is not None:
+                return fused
         if self.batch_stats and STATE.grad_enabled and x.requires_grad:
             # NOTE: a graph is being recorded (create_graph): the statistics must be functions
             # of x, not constants, for second derivatives to be right.
@@ -87,9 +117,19 @@ class NativeLayerNorm(_Normalize):
         self.pdims = tuple(range(lead))
         self.pshape = x.shape[lead:]
         self.bias_shape = self.pshape
-        mean, _, rstd = self._stats(x)
+        fused = self.backend.fused_layer_norm(x, w, bias, self.ndim, self.eps)
+        if fused is not None:  # CUDA: one kernel (kernels/norm.cu), C-contiguous as PyTorch's
+            out, mean, rstd = fused
+        else:
+            mean, _, rstd = self._stats(x)
+            out = self._affine(x, mean, rstd, w, bias)
         self.save_for_backward(x, w, mean, rstd)
-        return self._affine(x, mean, rstd, w, bias)
+        return out
+
+    def _fused_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any,
+                        needs: tuple[bool, bool, bool]) -> tuple[Any, Any, Any] | None:
+        return self.backend.fused_layer_norm_backward(  # type: ignore[no-any-return]
+            grad, x, w, mean, rstd, self.ndim, needs)
 
 
 class NativeBatchNorm(_Normalize):
@@ -127,6 +167,46 @@ class NativeBatchNorm(_Normalize):
                                                                                     copy=False)
         self.save_for_backward(x, w, mean, rstd)
         return self._affine(x, mean, rstd, w, bias)
+
+
+class FusedRmsNorm(Recompute):
+    """RMS norm over the last ``ndim`` dimensions by the fused kernels (CUDA), as one node
+    named as the last node of PyTorch's composition (``name``: ``MulBackward0``, or
+    ``ToCopyBackward0`` where the input is cast back from float32), ``fn`` being that
+    composition on tensors: ``apply(x)`` or ``apply(x, weight)``.
+
+    Forward is one kernel; the first-order backward (no ``create_graph``) two; under
+    ``create_graph`` backward recomputes ``fn`` with recording and differentiates it
+    (``Recompute``), so double backward is the composition's.
+    """
+
+    def __init__(self, fn: Any, name: str, ndim: int, eps: float) -> None:
+        super().__init__(fn, name)
+        self.ndim, self.eps = ndim, eps
+
+    def forward(self, *arrays: Any) -> Any:
+        w = arrays[1] if len(arrays) > 1 else None
+        fused = self.backend.fused_rms_norm(arrays[0], w, self.ndim, self.eps)
+        if fused is None:  # NOTE: rms_norm routes here only where the kernels serve
+            return super().forward(*arrays)
+        out, rstd = fused
+        # NOTE: rstd last, after the inputs that Recompute's backward reads.
+        self.save_for_backward(*arrays, rstd)
+        return out
+
+    def backward(self, *grads: Any) -> tuple[Any, ...]:
+        saved = self.saved_tensors
+        grad = grads[0]
+        need = self.needs_input_grad
+        if (len(saved) > len(need) and grad is not None and not STATE.grad_enabled
+                and not STATE.batched_grads and not grad._level):
+            w = saved[1] if len(need) > 1 else None
+            fused = self.backend.fused_rms_norm_backward(
+                grad._data, saved[0]._data, None if w is None else w._data, saved[-1]._data,
+                self.ndim, (need[0], len(need) > 1 and need[1]))
+            if fused is not None:
+                return tuple(None if g is None else self.wrap(g) for g in fused[:len(need)])
+        return super().backward(*grads)
 
 
 # ---- embedding --------------------------------------------------------------------------------
