@@ -13,10 +13,11 @@ from .stats import StatsBackend
 from .products import ProductsBackend
 from .decomp import DecompBackend
 from .fft import FftBackend
+from .norm import NormBackend
 
 
 class Families(
     ScanBackend, SortBackend, PointwiseBackend, ManipBackend, ScatterBackend,
-    SamplingBackend, StatsBackend, ProductsBackend, DecompBackend, FftBackend,
+    SamplingBackend, StatsBackend, ProductsBackend, DecompBackend, FftBackend, NormBackend,
 ):
     """Every family's primitives."""

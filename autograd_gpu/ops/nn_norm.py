@@ -1,11 +1,12 @@
 """Group normalisation as one node (``NativeGroupNormBackward0``, as PyTorch records it).
 
 Forward runs on backend arrays; backward is written with tensor ops, so it is itself
-differentiable (``gradgradcheck``, gradient penalties).
+differentiable (``gradgradcheck``, gradient penalties); without ``create_graph`` it runs on
+arrays (``norm_fast``'s few-pass formulas, or the CUDA kernels below).
 
-NOTE: on CUDA each pass (mean, variance, normalise, affine; about ten in backward) is its own
-CuPy kernel; not timed on a GPU yet. A fused kernel (one pass per group) is the later step if
-``bench/`` shows it matters.
+NOTE: on CUDA, float inputs with parameters of their dtype run fused kernels (``kernels/norm.cu``:
+one row-wise pass per (sample, group) forward; dx row-wise and the weight/bias gradients as column
+sums in the first-order backward); the tensor formula below serves the rest and double backward.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ class NativeGroupNorm(_Normalize):
         self.pshape = (x.shape[1],) + (1,) * (x.ndim - 2)
         self.bias_shape = (x.shape[1],)
         self.pdims = (0,) + tuple(range(2, x.ndim))
+        fused = self.backend.fused_group_norm(x, w, bias, self.groups, self.eps)
+        if fused is not None:  # CUDA: one kernel (kernels/norm.cu)
+            out, mean, rstd = fused
+            self.save_for_backward(x, w, mean, rstd)
+            return out
         n, c = x.shape[0], x.shape[1]
         xg = x.reshape(self._grouped(x.shape))
         mean, _, rstd, out = self._stats(xg)
@@ -51,8 +57,11 @@ class NativeGroupNorm(_Normalize):
             out += bias.reshape(1, c, 1)
         return out.reshape(x.shape).astype(x.dtype, copy=False)
 
-    def _fast_backward(self, x: Any, grad: Any, w: Any, mean: Any, rstd: Any,
-                       needs: Any) -> tuple[Any, Any, Any]:
+    def _fused_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any,
+                        needs: tuple[bool, bool, bool]) -> tuple[Any, Any, Any] | None:
+        fused = self.backend.fused_group_norm_backward(grad, x, w, mean, rstd, self.groups, needs)
+        if fused is not None:
+            return fused  # type: ignore[no-any-return]
         n, c = x.shape[0], x.shape[1]
         flat = (n, c, math.prod(x.shape[2:]))
         gx, gw, gb = norm_fast.group_norm_backward(
@@ -62,12 +71,10 @@ class NativeGroupNorm(_Normalize):
 
     def backward(self, grad: Any) -> tuple[Any, ...]:
         x, w, mean, rstd = self.saved_tensors
+        fused = self._first_order(grad, x, w, mean, rstd)
+        if fused is not None:
+            return fused
         needs = self.needs_input_grad
-        if not STATE.grad_enabled and not STATE.batched_grads:
-            x_, g_, w_, m_, r_ = (t if t is None else t._data for t in (x, grad, w, mean, rstd))
-            gx, gw, gb = (a if a is None else self.wrap(a)
-                          for a in self._fast_backward(x_, g_, w_, m_, r_, needs))
-            return gx, gw, gb
         xg = x.reshape(self._grouped(tuple(x.shape)))
         if STATE.grad_enabled and x.requires_grad:
             # NOTE: a graph is being recorded (create_graph): the statistics must be functions

@@ -1,4 +1,5 @@
-"""Normalisation and embedding ops: ``NativeLayerNorm``, ``NativeBatchNorm`` and ``Embedding``.
+"""Normalisation and embedding ops: ``NativeLayerNorm``, ``NativeBatchNorm``, ``FusedRmsNorm`` and
+``Embedding``.
 
 Forward runs on backend arrays in one pass; backward is written with tensor ops, so it is itself
 differentiable (gradient penalties, ``gradgradcheck``).
@@ -12,6 +13,7 @@ from typing import Any
 from ..autograd.grad_mode import STATE
 from ..autograd.node import Node
 from . import norm_fast
+from .recompute import Recompute
 
 
 class _Normalize(Node):
@@ -57,22 +59,39 @@ class _Normalize(Node):
             out += bias.reshape(self.pshape)
         return out
 
-    def _fast_backward(self, x: Any, grad: Any, w: Any, mean: Any, rstd: Any,
-                       needs: Any) -> tuple[Any, Any, Any] | None:
-        """The first-order gradients on bare arrays (``norm_fast``), or None where this node
-        has no such path."""
+    def _fused_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any,
+                        needs: tuple[bool, bool, bool]) -> tuple[Any, Any, Any] | None:
+        """The first-order gradients on bare arrays (a fused kernel, or ``norm_fast``'s few-pass
+        formulas), or None where this node has neither (see ``_first_order``)."""
         return None
+
+    def _first_order(self, grad: Any, x: Any, w: Any, mean: Any,
+                     rstd: Any) -> tuple[Any, ...] | None:
+        """The gradients from ``_fused_backward`` when no graph is recorded (no
+        ``create_graph``; the tensor formula below stays for double backward), else None.
+
+        NOTE: on CUDA one row-wise kernel for dx and one column kernel for the weight and bias
+        (``kernels/norm.cu``); elsewhere batch and group norm take ``norm_fast``'s array
+        formulas, layer norm the tensor formula.
+        """
+        if STATE.grad_enabled or STATE.batched_grads or grad._level:
+            return None
+        needs = self.needs_input_grad
+        want = tuple(len(needs) > k and needs[k] for k in range(3))
+        fused = self._fused_backward(grad._data, x._data, None if w is None else w._data,
+                                     mean._data, rstd._data, want)  # type: ignore[arg-type]
+        if fused is None:
+            return None
+        grads = tuple(None if a is None else self.wrap(a) for a in fused)
+        return grads + (None,) * (len(needs) - 3)
 
     def backward(self, grad: Any) -> tuple[Any, ...]:
         x, w, mean, rstd = self.saved_tensors
         needs = self.needs_input_grad
-        if not STATE.grad_enabled and not STATE.batched_grads:
-            # NOTE: no graph is recorded: the few-pass array formulas give the same values.
-            x_, g_, w_, m_, r_ = (t if t is None else t._data for t in (x, grad, w, mean, rstd))
-            fast = self._fast_backward(x_, g_, w_, m_, r_, needs)
-            if fast is not None:
-                gx, gw, gb = (a if a is None else self.wrap(a) for a in fast)
-                return (gx, gw, gb) + (None,) * (len(needs) - 3)
+        if self.batch_stats:
+            fused = self._first_order(grad, x, w, mean, rstd)
+            if fused is not None:
+                return fused
         if self.batch_stats and STATE.grad_enabled and x.requires_grad:
             # NOTE: a graph is being recorded (create_graph): the statistics must be functions
             # of x, not constants, for second derivatives to be right.
@@ -114,9 +133,19 @@ class NativeLayerNorm(_Normalize):
         self.pdims = tuple(range(lead))
         self.pshape = x.shape[lead:]
         self.bias_shape = self.pshape
-        mean, _, rstd, xc = self._stats(x)
+        fused = self.backend.fused_layer_norm(x, w, bias, self.ndim, self.eps)
+        if fused is not None:  # CUDA: one kernel (kernels/norm.cu), C-contiguous as PyTorch's
+            out, mean, rstd = fused
+        else:
+            mean, _, rstd, xc = self._stats(x)
+            out = self._affine(xc, rstd, w, bias).astype(x.dtype, copy=False)
         self.save_for_backward(x, w, mean, rstd)
-        return self._affine(xc, rstd, w, bias).astype(x.dtype, copy=False)
+        return out
+
+    def _fused_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any,
+                        needs: tuple[bool, bool, bool]) -> tuple[Any, Any, Any] | None:
+        return self.backend.fused_layer_norm_backward(  # type: ignore[no-any-return]
+            grad, x, w, mean, rstd, self.ndim, needs)
 
 
 class NativeBatchNorm(_Normalize):
@@ -156,15 +185,53 @@ class NativeBatchNorm(_Normalize):
         self.save_for_backward(x, w, mean, rstd)
         return self._affine(xc, rstd, w, bias).astype(x.dtype, copy=False)
 
-    def _fast_backward(self, x: Any, grad: Any, w: Any, mean: Any, rstd: Any,
-                       needs: Any) -> tuple[Any, Any, Any] | None:
-        if not self.batch_stats:
-            return None
+    def _fused_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any,
+                        needs: tuple[bool, bool, bool]) -> tuple[Any, Any, Any] | None:
         n, c = x.shape[0], x.shape[1]
         flat = (n, c, math.prod(x.shape[2:]))
         gx, gw, gb = norm_fast.batch_norm_backward(
             self.backend, x.reshape(flat), grad.reshape(flat), w, mean, rstd, needs)
         return (None if gx is None else gx.reshape(x.shape)), gw, gb
+
+
+class FusedRmsNorm(Recompute):
+    """RMS norm over the last ``ndim`` dimensions by the fused kernels (CUDA), as one node
+    named as the last node of PyTorch's composition (``name``: ``MulBackward0``, or
+    ``ToCopyBackward0`` where the input is cast back from float32), ``fn`` being that
+    composition on tensors: ``apply(x)`` or ``apply(x, weight)``.
+
+    Forward is one kernel; the first-order backward (no ``create_graph``) two; under
+    ``create_graph`` backward recomputes ``fn`` with recording and differentiates it
+    (``Recompute``), so double backward is the composition's.
+    """
+
+    def __init__(self, fn: Any, name: str, ndim: int, eps: float) -> None:
+        super().__init__(fn, name)
+        self.ndim, self.eps = ndim, eps
+
+    def forward(self, *arrays: Any) -> Any:
+        w = arrays[1] if len(arrays) > 1 else None
+        fused = self.backend.fused_rms_norm(arrays[0], w, self.ndim, self.eps)
+        if fused is None:  # NOTE: rms_norm routes here only where the kernels serve
+            return super().forward(*arrays)
+        out, rstd = fused
+        # NOTE: rstd last, after the inputs that Recompute's backward reads.
+        self.save_for_backward(*arrays, rstd)
+        return out
+
+    def backward(self, *grads: Any) -> tuple[Any, ...]:
+        saved = self.saved_tensors
+        grad = grads[0]
+        need = self.needs_input_grad
+        if (len(saved) > len(need) and grad is not None and not STATE.grad_enabled
+                and not STATE.batched_grads and not grad._level):
+            w = saved[1] if len(need) > 1 else None
+            fused = self.backend.fused_rms_norm_backward(
+                grad._data, saved[0]._data, None if w is None else w._data, saved[-1]._data,
+                self.ndim, (need[0], len(need) > 1 and need[1]))
+            if fused is not None:
+                return tuple(None if g is None else self.wrap(g) for g in fused[:len(need)])
+        return super().backward(*grads)
 
 
 # ---- embedding --------------------------------------------------------------------------------
