@@ -42,6 +42,12 @@ class RnnBackend:
         k = _kernels(self, igates, hgates, cx, b_ih, b_hh)
         if k is not None:
             return k.lstm_cell(igates, hgates, cx, b_ih, b_hh, workspace)  # type: ignore[no-any-return]
+        return self.lstm_cell_reference(igates, hgates, cx, b_ih, b_hh, workspace)  # type: ignore[no-any-return]
+
+    def lstm_cell_reference(self: Any, igates: Array, hgates: Array | None, cx: Array,
+                            b_ih: Array | None = None, b_hh: Array | None = None,
+                            workspace: bool = True) -> tuple[Array, Array, Array | None]:
+        """``lstm_cell``'s reference twin: array expressions, never a fused kernel."""
         dtype = igates.dtype
         gates = self._rnn_preact(igates, hgates, b_ih, b_hh)
         h = cx.shape[1]
@@ -62,6 +68,11 @@ class RnnBackend:
         k = _kernels(self, grad_hy, grad_cy, cx, cy, workspace)
         if k is not None:
             return k.lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace)  # type: ignore[no-any-return]
+        return self.lstm_cell_backward_reference(grad_hy, grad_cy, cx, cy, workspace)  # type: ignore[no-any-return]
+
+    def lstm_cell_backward_reference(self: Any, grad_hy: Array | None, grad_cy: Array | None,
+                                     cx: Array, cy: Array, workspace: Array) -> tuple[Array, Array]:
+        """``lstm_cell_backward``'s reference twin."""
         dtype = workspace.dtype
         ws = self._rnn_acc(workspace)
         h = cx.shape[1]
@@ -86,6 +97,12 @@ class RnnBackend:
         k = _kernels(self, igates, hgates, hx, b_ih, b_hh)
         if k is not None:
             return k.gru_cell(igates, hgates, hx, b_ih, b_hh, workspace)  # type: ignore[no-any-return]
+        return self.gru_cell_reference(igates, hgates, hx, b_ih, b_hh, workspace)  # type: ignore[no-any-return]
+
+    def gru_cell_reference(self: Any, igates: Array, hgates: Array, hx: Array,
+                           b_ih: Array | None = None, b_hh: Array | None = None,
+                           workspace: bool = True) -> tuple[Array, Array | None]:
+        """``gru_cell``'s reference twin."""
         dtype = igates.dtype
         h = hx.shape[1]
         gi = self._rnn_preact(igates, None, b_ih, None)
@@ -107,6 +124,11 @@ class RnnBackend:
         k = _kernels(self, grad_hy, workspace)
         if k is not None:
             return k.gru_cell_backward(grad_hy, workspace)  # type: ignore[no-any-return]
+        return self.gru_cell_backward_reference(grad_hy, workspace)  # type: ignore[no-any-return]
+
+    def gru_cell_backward_reference(self: Any, grad_hy: Array,
+                                    workspace: Array) -> tuple[Array, Array, Array]:
+        """``gru_cell_backward``'s reference twin."""
         dtype = workspace.dtype
         ws = self._rnn_acc(workspace)
         h = grad_hy.shape[1]

@@ -452,7 +452,7 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:  # noqa: A002
         x, (h, c), is_batched = self._inputs("LSTMCell", input, hx, 2)
-        if x.is_cuda:  # NOTE: PyTorch's CUDA cell: one fused node, the biases its inputs
+        if _scan.fused_here(x):  # NOTE: PyTorch's CUDA cell: one fused node, the biases its inputs
             h2, c2 = _scan.FusedLstmCell.apply(x.matmul(self.weight_ih.t()),
                                                h.matmul(self.weight_hh.t()), c, self.bias_ih,
                                                self.bias_hh)
@@ -472,7 +472,7 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         x, (h,), is_batched = self._inputs("GRUCell", input, hx, 1)
-        if x.is_cuda:  # NOTE: as LSTMCell's
+        if _scan.fused_here(x):  # NOTE: as LSTMCell's
             out = _scan.FusedGruCell.apply(x.matmul(self.weight_ih.t()),
                                            h.matmul(self.weight_hh.t()), h, self.bias_ih,
                                            self.bias_hh)

@@ -17,6 +17,15 @@ from .recompute import Recompute
 
 __all__: list[str] = []
 
+# NOTE: False runs the CPU graph on CUDA too (bench/bench_rnn_gpu.py measures the difference).
+FUSED_ON_CUDA = True
+
+
+def fused_here(t: Tensor) -> bool:
+    """Whether the gated cells on ``t``'s device are PyTorch's CUDA cells (``FusedLstmCell``,
+    ``FusedGruCell``): on CUDA. The CPU records PyTorch's CPU graph."""
+    return FUSED_ON_CUDA and t.is_cuda
+
 
 def lstm_cell(gates: Tensor, c: Tensor, w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
     """One LSTM step from its pre-activations ``gates`` (order i, f, g, o) and cell state ``c``."""
@@ -213,7 +222,7 @@ def scan(mode: str, gx: Tensor, batch_sizes: Sequence[int] | None, h0: Tensor,
     # NOTE: on CUDA the gated cells are PyTorch's CUDA cells (one kernel each way); the CPU keeps
     # its graph. The LSTM's input projection holds both biases, and the recurrent matmul is
     # added to it before the cell (so the node keeps one (B, 4H) gate input, not two).
-    fused = mode in ("LSTM", "GRU") and h0.is_cuda
+    fused = mode in ("LSTM", "GRU") and fused_here(h0)
     for t in order:
         x_t = xs[t]
         bs = x_t.shape[0]

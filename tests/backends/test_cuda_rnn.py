@@ -183,9 +183,21 @@ def test_launchers_match_twin_and_torch(kind: str, dtype: str) -> None:
         for name, value in twin.items():
             if value is not None:
                 np.testing.assert_allclose(value, want[name], rtol=1e-12, atol=1e-13)
-        got = _run(_KernelOnly, kind, {n: _layout(v, layout) for n, v in a.items()}, use)
+        arrays = {n: _layout(v, layout) for n, v in a.items()}
+        got = _run(_KernelOnly, kind, arrays, use)
+        # the twin on the CUDA backend, in the dtype (float16 computed in float32, as the kernel)
+        _compare(got, {n: cp.asnumpy(v).astype(np.float64) for n, v in
+                       _run(_Reference(), kind, arrays, use).items() if v is not None},
+                 dtype, cp.asnumpy, 2)
         # the gradients read the float16-rounded workspace: a few more ulps
         _compare(got, want, dtype, cp.asnumpy, 4 if dtype == "float16" else 1)
+
+
+class _Reference:
+    """The CUDA backend's reference twins under the entries' names."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(ag.device("cuda:0").backend, name + "_reference")
 
 
 class _KernelOnly:
