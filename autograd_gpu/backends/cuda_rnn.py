@@ -22,8 +22,10 @@ from .cuda_kernels import _common_dtype, _cupy, _launch
 def usable(*arrays: Any) -> bool:
     """True when the kernels serve these operands (None ones are absent): our kernels are on
     (``AUTOGRAD_GPU_KERNELS``), every array is a CuPy array of one dtype among float16/32/64."""
-    from .cupy_backend import _kernels_for  # NOTE: late: only ever asked on the CuPy backend
-
+    try:
+        from .cupy_backend import _kernels_for  # NOTE: late: it imports CuPy
+    except ImportError:
+        return False
     return _kernels_for(*(a for a in arrays if a is not None))
 
 
