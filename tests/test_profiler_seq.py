@@ -78,10 +78,14 @@ class Seq(nn.Module):
         return self.head(out[-1])
 
 
-def lstm_step_bytes(first: bool) -> int:
+def lstm_step_bytes(first: bool, device: str = "cpu") -> int:
     """One LSTM step keeps: the gate pre-activations (B, 4H) and the fused cell's i, f, g, o,
     tanh(c') (B, H each); from the second step on also c_{t-1} (the fused cell's input) and
-    h_{t-1} (the recurrent matmul's input), the previous step's outputs."""
+    h_{t-1} (the recurrent matmul's input), the previous step's outputs. On CUDA (PyTorch's CUDA
+    cell, ``ops/rnn.py: FusedLstmCell``): the pre-activations, the workspace i, f, g, o (B, 4H)
+    and c' (B, H), which the next step's cell reads as c_{t-1}; h_{t-1} from the second step."""
+    if device == "cuda":
+        return 4 * (2 * B * 4 * H + B * H + (0 if first else B * H))
     return 4 * (B * 4 * H + 5 * B * H + (0 if first else 2 * B * H))
 
 
@@ -91,14 +95,15 @@ def test_lstm_per_step_saves(device: str, layers: int) -> None:
     x = ag.randn(T, B, I, device=device)
     hx = (ag.randn(layers, B, H, device=device), ag.randn(layers, B, H, device=device))
     prof, grown, kept_out = run(model, x, hx)
-    loop = lstm_step_bytes(True) + (T - 1) * lstm_step_bytes(False)
+    loop = lstm_step_bytes(True, device) + (T - 1) * lstm_step_bytes(False, device)
     stacked = 4 * T * B * H  # a layer's output: the next layer's and the head's input
     assert by_module(prof) == {"rnn (LSTM)": layers * loop + (layers - 1) * stacked,
                                "head (Linear)": stacked}
     fused = [r for r in prof.saved if r.op == "ThnnFusedLstmCellBackward0"
              and r.kind == "activation"]
-    # per layer: 6 new storages every step (gates and five activations) + c_{t-1} from step 2
-    assert len(fused) == layers * (6 * T + T - 1)
+    # per layer: 6 new storages every step (gates and five activations) + c_{t-1} from step 2;
+    # on CUDA 3 (gates, workspace, c')
+    assert len(fused) == layers * (3 * T if device == "cuda" else 6 * T + T - 1)
     assert sorted({tuple(r.shape) for r in fused}) == [(B, H), (B, 4 * H)]
     # the head saves a view of the stacked output: the whole buffer is kept and counted
     head = [r for r in prof.saved if r.module == "head (Linear)" and r.kind == "activation"]
@@ -115,7 +120,12 @@ def test_gru_and_rnn_per_step_saves(device: str, mode: str) -> None:
     model = Seq(rnn).to(device)
     x = ag.randn(T, B, I, device=device)
     prof, grown, kept_out = run(model, x, ag.randn(1, B, H, device=device))
-    if mode == "GRU":
+    if mode == "GRU" and device == "cuda":
+        # PyTorch's CUDA cell (ops/rnn.py: FusedGruCell) keeps its inputs for a double backward:
+        # the input projections (T, B, 3H) and per step W_hh h (B, 3H) and the workspace r, z,
+        # n, h, W_hn h + b_hn (B, 5H); h_{t-1} from step 2
+        loop = 4 * (T * 11 * B * H + (T - 1) * B * H)
+    elif mode == "GRU":
         # per step: W_hh h + b_hh (B, 3H), r, z, n and h - n (B, H each); h_{t-1} from step 2
         loop = 4 * (T * 7 * B * H + (T - 1) * B * H)
     else:

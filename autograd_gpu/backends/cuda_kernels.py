@@ -38,6 +38,8 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "softmax.cu": ("softmax_rows", "softmax_cols", "softmax_backward_rows",
                    "softmax_backward_cols", "cross_entropy_forward", "cross_entropy_backward"),
     "norm.cu": ("norm_forward", "norm_backward_input", "norm_backward_params"),
+    "rnn.cu": ("lstm_cell_forward", "lstm_cell_backward", "gru_cell_forward",
+               "gru_cell_backward"),
 }
 _FILE_OF = {name: file for file, names in KERNELS.items() for name in names}
 _OPTIONS = ("-std=c++17",)

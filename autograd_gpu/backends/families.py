@@ -14,10 +14,12 @@ from .products import ProductsBackend
 from .decomp import DecompBackend
 from .fft import FftBackend
 from .norm import NormBackend
+from .rnn import RnnBackend
 
 
 class Families(
     ScanBackend, SortBackend, PointwiseBackend, ManipBackend, ScatterBackend,
     SamplingBackend, StatsBackend, ProductsBackend, DecompBackend, FftBackend, NormBackend,
+    RnnBackend,
 ):
     """Every family's primitives."""

@@ -452,9 +452,14 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:  # noqa: A002
         x, (h, c), is_batched = self._inputs("LSTMCell", input, hx, 2)
-        gates = self._proj(x, self.weight_ih, self.bias_ih) + \
-            self._proj(h, self.weight_hh, self.bias_hh)
-        h2, c2 = _scan.lstm_cell(gates, c, None)
+        if _scan.fused_here(x):  # NOTE: PyTorch's CUDA cell: one fused node, the biases its inputs
+            h2, c2 = _scan.FusedLstmCell.apply(x.matmul(self.weight_ih.t()),
+                                               h.matmul(self.weight_hh.t()), c, self.bias_ih,
+                                               self.bias_hh)
+        else:
+            gates = self._proj(x, self.weight_ih, self.bias_ih) + \
+                self._proj(h, self.weight_hh, self.bias_hh)
+            h2, c2 = _scan.lstm_cell(gates, c, None)
         return (h2, c2) if is_batched else (h2.squeeze(0), c2.squeeze(0))
 
 
@@ -467,6 +472,11 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         x, (h,), is_batched = self._inputs("GRUCell", input, hx, 1)
-        out = _scan.gru_cell(self._proj(x, self.weight_ih, self.bias_ih),
-                             self._proj(h, self.weight_hh, self.bias_hh), h)
+        if _scan.fused_here(x):  # NOTE: as LSTMCell's
+            out = _scan.FusedGruCell.apply(x.matmul(self.weight_ih.t()),
+                                           h.matmul(self.weight_hh.t()), h, self.bias_ih,
+                                           self.bias_hh)
+        else:
+            out = _scan.gru_cell(self._proj(x, self.weight_ih, self.bias_ih),
+                                 self._proj(h, self.weight_hh, self.bias_hh), h)
         return out if is_batched else out.squeeze(0)

@@ -35,10 +35,16 @@ class Recompute(Node):
 
         need = self.needs_input_grad
         create = is_grad_enabled()
-        inputs = []
+        inputs: list[Any] = []
         for x, n in zip(self.saved_tensors, need):
-            if create and n and x.requires_grad:
-                inputs.append(x)  # NOTE: its history carries the double backward
+            if x is None:  # an absent optional input (a bias): fn takes None there
+                inputs.append(None)
+            elif create and n and x.requires_grad:
+                # NOTE: its history carries the double backward; through a fresh alias, so that
+                # the gradient taken is this node's own (when one input is an ancestor of
+                # another, the GRU's h and W_hh h, a gradient w.r.t. x itself would also count
+                # the path through the other input, which the graph then adds again).
+                inputs.append(x.view_as(x))
             else:
                 x = x.detach()
                 inputs.append(x.requires_grad_() if n else x)
