@@ -37,6 +37,8 @@ KERNELS: dict[str, tuple[str, ...]] = {
                   "arg_reduce_cols"),
     "softmax.cu": ("softmax_rows", "softmax_cols", "softmax_backward_rows",
                    "softmax_backward_cols", "cross_entropy_forward", "cross_entropy_backward"),
+    "attention.cu": ("attention_forward", "attention_delta", "attention_backward_kv",
+                     "attention_backward_q"),
 }
 _FILE_OF = {name: file for file, names in KERNELS.items() for name in names}
 _OPTIONS = ("-std=c++17",)

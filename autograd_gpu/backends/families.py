@@ -13,10 +13,12 @@ from .stats import StatsBackend
 from .products import ProductsBackend
 from .decomp import DecompBackend
 from .fft import FftBackend
+from .attention import AttentionBackend
 
 
 class Families(
     ScanBackend, SortBackend, PointwiseBackend, ManipBackend, ScatterBackend,
     SamplingBackend, StatsBackend, ProductsBackend, DecompBackend, FftBackend,
+    AttentionBackend,
 ):
     """Every family's primitives."""
