@@ -170,8 +170,8 @@ __global__ void attention_forward(
 template <typename T>
 __global__ void attention_delta(const T* out, const T* grad_out, typename Elem<T>::acc* delta,
                                 long long B, long long H, long long L, int Ev, long long ob,
-                                long long oh, long long ol, long long gb, long long gh,
-                                long long gl, long long ge) {
+                                long long oh, long long ol, long long oe, long long gb,
+                                long long gh, long long gl, long long ge) {
     typedef typename Elem<T>::acc A;
     for (long long row = blockIdx.x * (long long)blockDim.y + threadIdx.y; row < B * H * L;
          row += (long long)gridDim.x * blockDim.y) {
@@ -180,7 +180,7 @@ __global__ void attention_delta(const T* out, const T* grad_out, typename Elem<T
         const T* grow = grad_out + b * gb + h * gh + i * gl;
         A acc = A(0);
         for (int d = threadIdx.x; d < Ev; d += 32)
-            acc += Elem<T>::load(orow[d]) * Elem<T>::load(grow[d * ge]);
+            acc += Elem<T>::load(orow[d * oe]) * Elem<T>::load(grow[d * ge]);
         acc = warp_reduce(COMBINE_SUM, acc);
         if (threadIdx.x == 0) delta[row] = acc;
     }
@@ -399,8 +399,8 @@ __global__ void attention_backward_q(
         AGPU_LL, AGPU_LL, AGPU_LL, AGPU_LL, int, int, AGPU_STRIDES4, AGPU_STRIDES4,           \
         AGPU_STRIDES4, AGPU_STRIDES4, AGPU_LL, AGPU_LL, AGPU_LL, int, double);                \
     template __global__ void attention_delta<T>(const T*, const T*, Elem<T>::acc*, AGPU_LL,   \
-                                                AGPU_LL, AGPU_LL, int, AGPU_LL, AGPU_LL,      \
-                                                AGPU_LL, AGPU_STRIDES4);                      \
+                                                AGPU_LL, AGPU_LL, int, AGPU_STRIDES4,         \
+                                                AGPU_STRIDES4);                               \
     template __global__ void attention_backward_kv<T>(                                        \
         const T*, const T*, const T*, const T*, const unsigned char*, const T*,               \
         const Elem<T>::acc*, const Elem<T>::acc*, T*, T*, T*, AGPU_LL, AGPU_LL, AGPU_LL,      \

@@ -224,7 +224,7 @@ def attention_backward(q: Any, k: Any, v: Any, mask: Any, out: Any, lse: Any, gr
         get_kernel("attention_delta", dtype)(
             (max(1, min(rows, _sm_count() * 32)),), (32, _WARPS),
             (out, grad_out, delta, np.int64(B), np.int64(H), np.int64(L), np.int32(ev),
-             *_args(out, st[4])[:3], *_args(grad_out, st[5])))
+             *_args(out, st[4]), *_args(grad_out, st[5])))
         common = (np.int64(B), np.int64(H), np.int64(L), np.int64(S), np.int32(E),
                   np.int32(ev), *_args(q, st[0]), *_args(k, st[1]), *_args(v, st[2]),
                   *_args(mask, st[3]), *_args(grad_out, st[5]), np.int32(causal),

@@ -424,6 +424,17 @@ def test_fused_sdpa_keeps_no_l_by_s_buffer(device: str) -> None:
     assert ag.cuda.max_memory_allocated() - before < weights + 3 * q.numel() * 4 * 2
 
 
+def test_fused_backward_reads_saved_tensors_moved_by_hooks(device: str) -> None:
+    q, k, v = _e2e_inputs(device, 17, 9)
+    mask = ag.tensor(np.random.default_rng(6).random((17, 9)) > 0.2, device=device)
+    plain = ag.autograd.grad(_sdpa(ag, q, k, v, attn_mask=mask).sum(), [q, k, v])
+    with ag.autograd.graph.save_on_cpu():  # saved arrays come back as new (contiguous) copies
+        out = _sdpa(ag, q, k, v, attn_mask=mask)
+    moved = ag.autograd.grad(out.sum(), [q, k, v])
+    for a, b in zip(plain, moved):
+        np.testing.assert_allclose(a.cpu().numpy(), b.cpu().numpy(), rtol=1e-6, atol=1e-6)
+
+
 def test_emulated_or_gpu_run_says_so() -> None:
     # NOTE: pins how the GPU tests above run, so that an emulated pass is never taken for a GPU
     assert cp is None or EMULATED == bool(getattr(cp, "__autograd_gpu_kernel_emulator__", False))
