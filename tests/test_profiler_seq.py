@@ -163,10 +163,21 @@ def test_cells_in_a_loop(device: str, kind: str) -> None:
 
 # ---- attention and transformer layers -------------------------------------------------------
 
-def mha_bytes(first_layer: bool) -> int:
+def fused_attention(device: str) -> bool:
+    """Whether SDPA runs our fused kernel here (CUDA with our kernels on: a GPU or the
+    emulator), which keeps the row log-sum-exp instead of the attention weights."""
+    x = ag.zeros(1, device=device)
+    return device == "cuda" and bool(x.backend.fused_attention_ok(x._data))
+
+
+def mha_bytes(first_layer: bool, device: str) -> int:
     """Self-attention (SDPA path, no weights returned) keeps: q * scale, k and v split by head
     (L, N, E each), the attention weights (N, heads, L, L), the heads merged for the output
-    projection (L, N, E), and, unless it is the caller's, its input (L, N, E)."""
+    projection (L, N, E), and, unless it is the caller's, its input (L, N, E). The fused kernel
+    keeps q, k, v split by head, its output (L, N, E each) and the row log-sum-exp (N, heads,
+    L) instead of q * scale and the weights."""
+    if fused_attention(device):
+        return 4 * ((5 if first_layer else 6) * L * N * E + N * HEADS * L)
     return 4 * ((4 if first_layer else 5) * L * N * E + N * HEADS * L * L)
 
 
@@ -184,16 +195,23 @@ def test_transformer_encoder_attribution(device: str) -> None:
     for k in range(2):
         p = f"layers.{k}"
         expected.update({
-            f"{p}.self_attn (MultiheadAttention)": mha_bytes(k == 0),
+            f"{p}.self_attn (MultiheadAttention)": mha_bytes(k == 0, device),
             f"{p}.norm1 (LayerNorm)": norm, f"{p}.norm2 (LayerNorm)": norm,
             f"{p}.linear1 (Linear)": 4 * L * N * E,  # norm1's output
             f"{p} (TransformerEncoderLayer)": 4 * L * N * FF,  # F.relu's output, in the layer
         })
     assert by_module(prof) == expected
     weights = [r for r in prof.saved if r.shape == [N, HEADS, L, L]]
-    assert [(r.op, r.module) for r in weights] == [
-        ("SoftmaxBackward0", f"layers.{k}.self_attn (MultiheadAttention)") for k in range(2)]
-    assert all(r.count == 2 for r in weights)  # by softmax and by weights @ v
+    if fused_attention(device):
+        assert weights == []
+        lse = [r for r in prof.saved if r.shape == [N, HEADS, L]]
+        assert [(r.op, r.module) for r in lse] == [
+            ("ScaledDotProductEfficientAttentionBackward0",
+             f"layers.{k}.self_attn (MultiheadAttention)") for k in range(2)]
+    else:
+        assert [(r.op, r.module) for r in weights] == [
+            ("SoftmaxBackward0", f"layers.{k}.self_attn (MultiheadAttention)") for k in range(2)]
+        assert all(r.count == 2 for r in weights)  # by softmax and by weights @ v
     assert grown == tracker_figure(prof, device) + kept_out
 
 
@@ -224,8 +242,8 @@ def test_transformer_decoder_layer(device: str) -> None:
                          "linear1 (Linear)", "TransformerDecoderLayer"}
     assert rows["TransformerDecoderLayer"] == 4 * L * N * FF
     cross = [r for r in prof.saved if r.shape == [N, HEADS, L, S]]
-    assert [(r.op, r.module) for r in cross] == [
-        ("SoftmaxBackward0", "multihead_attn (MultiheadAttention)")]
+    assert [(r.op, r.module) for r in cross] == ([] if fused_attention(device) else [
+        ("SoftmaxBackward0", "multihead_attn (MultiheadAttention)")])
     assert grown == tracker_figure(prof, device) + kept_out
 
 

@@ -40,6 +40,8 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "norm.cu": ("norm_forward", "norm_backward_input", "norm_backward_params"),
     "rnn.cu": ("lstm_cell_forward", "lstm_cell_backward", "gru_cell_forward",
                "gru_cell_backward"),
+    "attention.cu": ("attention_forward", "attention_delta", "attention_backward_kv",
+                     "attention_backward_q"),
 }
 _FILE_OF = {name: file for file, names in KERNELS.items() for name in names}
 _OPTIONS = ("-std=c++17",)

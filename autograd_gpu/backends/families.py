@@ -15,11 +15,12 @@ from .decomp import DecompBackend
 from .fft import FftBackend
 from .norm import NormBackend
 from .rnn import RnnBackend
+from .attention import AttentionBackend
 
 
 class Families(
     ScanBackend, SortBackend, PointwiseBackend, ManipBackend, ScatterBackend,
     SamplingBackend, StatsBackend, ProductsBackend, DecompBackend, FftBackend, NormBackend,
-    RnnBackend,
+    RnnBackend, AttentionBackend,
 ):
     """Every family's primitives."""

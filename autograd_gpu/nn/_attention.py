@@ -2,6 +2,9 @@
 
 Both follow PyTorch's math path (``_scaled_dot_product_attention_math``): its fused CPU/CUDA
 kernels compute the same numbers. Heads are batch dimensions of one matmul: no Python loops.
+On CUDA, where PyTorch's dispatcher would run its flash or memory-efficient kernel
+(``nn/attention.py``), our fused kernel runs instead (``kernels/attention.cu``): one node, no
+``(L, S)`` weights kept for backward.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from ..creation import ones, zeros
 from ..functions import baddbmm, cat
 from ..functions.manip import repeat_interleave, tril
 from ..functions.checks import expect_tensor
-from ..ops.attention import SafeSoftmax
+from ..ops.attention import FusedAttention, SafeSoftmax
 from ..tensor import Tensor
+from .attention import FLASH_NODE, select_backend
 from .functional import dropout, linear, pad
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
@@ -88,8 +92,31 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         torch.Size([2, 3, 6])
     """
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
-    L, S = query.size(-2), key.size(-2)
     factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    node = select_backend(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    if node is not None:
+        return _fused(query, key, value, attn_mask, is_causal, factor, node)
+    return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, factor, enable_gqa)
+
+
+def _fused(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+           is_causal: bool, factor: float, node: str) -> Tensor:
+    """Our fused CUDA kernel as PyTorch's fused node ``node`` (flash: inputs q, k, v;
+    efficient: q, k, v, mask); double backward recomputes the math path."""
+
+    def math_path(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Tensor:
+        return _sdpa_math(q, k, v, mask, 0.0, is_causal, factor, False)
+
+    params = {"causal": is_causal, "scale": factor, "name": node, "math": math_path}
+    if node == FLASH_NODE:
+        return FusedAttention.apply(query, key, value, **params)
+    return FusedAttention.apply(query, key, value, attn_mask, **params)
+
+
+def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+               dropout_p: float, is_causal: bool, factor: float, enable_gqa: bool) -> Tensor:
+    """PyTorch's math path (``_scaled_dot_product_attention_math``) with the scale ``factor``."""
+    L, S = query.size(-2), key.size(-2)
     if enable_gqa and query.dim() >= 3:
         hq, hk, hv = query.size(-3), key.size(-3), value.size(-3)
         if hq % hk or hq % hv:
