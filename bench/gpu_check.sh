@@ -18,10 +18,10 @@
 #   bench_gpu.md     the benchmark's markdown      train.log       the training run
 #   RESULTS.md       bench/RESULTS.md after the benchmark wrote it (only when a GPU ran)
 #
-# Environment: PYTHON (default python3), OUT, GPU_CHECK_STAGES (default "tests,bench,train"; the
-# environment is always recorded), TESTS_TIMEOUT / BENCH_TIMEOUT / TRAIN_TIMEOUT in seconds
-# (default 330 / 150 / 60), PYTEST_ARGS (default: see the tests stage) and BENCH_ARGS (extra
-# arguments).
+# Environment: PYTHON (default python3), OUT, GPU_CHECK_STAGES (default "tests,bench,kernels,train";
+# the environment is always recorded), TESTS_TIMEOUT / BENCH_TIMEOUT / KERNELS_TIMEOUT (each of
+# the three fused-kernel benchmarks) / TRAIN_TIMEOUT in seconds (default 300 / 120 / 40 / 50),
+# PYTEST_ARGS (default: see the tests stage) and BENCH_ARGS (extra arguments).
 # Exit status: 0 when no stage failed or timed out (skipped stages are fine), else 1.
 
 set -uo pipefail  # NOTE: no -e: a failing stage is recorded, and the next one still runs
@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${PYTHON:-python3}
 REPORT=${OUT:-bench/gpu_report}
-STAGES=",${GPU_CHECK_STAGES:-tests,bench,train},"
+STAGES=",${GPU_CHECK_STAGES:-tests,bench,kernels,train},"
 mkdir -p "$REPORT" && REPORT=$(cd "$REPORT" && pwd)
 SUMMARY=$REPORT/summary.md
 TMP=$(mktemp -d)
@@ -150,7 +150,7 @@ if want tests; then
   t0=$SECONDS
   # NOTE: pyproject's addopts already has -q; a second -q would hide pytest's summary line.
   # shellcheck disable=SC2086
-  with_limit "${TESTS_TIMEOUT:-330}" "$PY" -m pytest -p no:cacheprovider -rfE \
+  with_limit "${TESTS_TIMEOUT:-300}" "$PY" -m pytest -p no:cacheprovider -rfE \
     --junitxml="$REPORT/junit.xml" ${PYTEST_ARGS:-} > "$REPORT/tests.log" 2>&1
   rc=$?
   secs=$((SECONDS - t0))
@@ -164,7 +164,7 @@ if want tests; then
   fi
   cuda_ran=$(grep -E '^cuda: ' "$TMP/counts.txt" 2>/dev/null | grep -oE '^cuda: [0-9]+' | grep -oE '[0-9]+$')
   if [[ $rc == 124 ]]; then
-    record tests TIMEOUT "$secs" "killed after ${TESTS_TIMEOUT:-330} s; $counts"
+    record tests TIMEOUT "$secs" "killed after ${TESTS_TIMEOUT:-300} s; $counts"
   elif [[ $rc != 0 ]]; then
     record tests "FAIL (exit $rc)" "$secs" "$last; $counts"
   elif [[ $GPU_WHY == OK && ${cuda_ran:-0} == 0 ]]; then
@@ -185,7 +185,7 @@ if want bench; then
   t0=$SECONDS
   touch "$TMP/before_bench"
   # shellcheck disable=SC2086
-  with_limit "${BENCH_TIMEOUT:-150}" "$PY" bench/bench_gpu.py --require-gpu --write \
+  with_limit "${BENCH_TIMEOUT:-120}" "$PY" bench/bench_gpu.py --require-gpu --write \
     --report "$REPORT/bench_gpu.md" ${BENCH_ARGS:-} > "$REPORT/bench_gpu.jsonl" 2> "$REPORT/bench_gpu.log"
   rc=$?
   secs=$((SECONDS - t0))
@@ -198,11 +198,31 @@ if want bench; then
     rows=$(wc -l < "$REPORT/bench_gpu.jsonl")
     case $rc in
       0) record bench PASS "$secs" "$rows measurements; report in bench_gpu.md, RESULTS.md refreshed" ;;
-      124) record bench TIMEOUT "$secs" "killed after ${BENCH_TIMEOUT:-150} s; $rows measurements" ;;
+      124) record bench TIMEOUT "$secs" "killed after ${BENCH_TIMEOUT:-120} s; $rows measurements" ;;
       *) record bench "FAIL (exit $rc)" "$secs" "$rows measurements; see bench_gpu.log" ;;
     esac
     if [[ $rc != 0 ]]; then detail "bench_gpu.log (last lines)" "$REPORT/bench_gpu.log" 40; fi
   fi
+fi
+
+# ---- fused kernels (issues #15 and #16): norms, recurrent cells, attention ------------------------
+# NOTE: their JSON lines join bench_gpu.jsonl, their reports bench_gpu.md (8 files come back).
+if want kernels; then
+  for script in bench_norm_gpu bench_rnn_gpu bench_attention_gpu; do
+    t0=$SECONDS
+    with_limit "${KERNELS_TIMEOUT:-40}" "$PY" "bench/$script.py" --quick --require-gpu \
+      >> "$REPORT/bench_gpu.jsonl" 2> "$TMP/$script.log"
+    rc=$?
+    secs=$((SECONDS - t0))
+    { echo; echo "## $script (--quick)"; echo; cat "$TMP/$script.log"; } >> "$REPORT/bench_gpu.md"
+    case $rc in
+      0) record "$script" PASS "$secs" "report in bench_gpu.md" ;;
+      77) record "$script" SKIPPED "$secs" "$(tail -n 1 "$TMP/$script.log")" ;;
+      124) record "$script" TIMEOUT "$secs" "killed after ${KERNELS_TIMEOUT:-40} s" ;;
+      *) record "$script" "FAIL (exit $rc)" "$secs" "$(tail -n 1 "$TMP/$script.log")"
+         detail "$script (last lines)" "$TMP/$script.log" 30 ;;
+    esac
+  done
 fi
 
 # ---- training --------------------------------------------------------------------------------
@@ -235,13 +255,13 @@ EOF
     fi
     # NOTE: `python -m autograd_gpu` (the package's __main__), not `-m autograd_gpu.cli`, which
     # has no __main__ guard and would exit 0 without training.
-    with_limit "${TRAIN_TIMEOUT:-60}" "$PY" -m autograd_gpu train --device cuda --epochs 5 \
+    with_limit "${TRAIN_TIMEOUT:-50}" "$PY" -m autograd_gpu train --device cuda --epochs 5 \
       --quiet --out "$TMP/train_run" ${data_args[@]+"${data_args[@]}"} > "$REPORT/train.log" 2>&1
     rc=$?
     secs=$((SECONDS - t0))
     last=$(tail -n 1 "$REPORT/train.log")
     if [[ $rc == 124 ]]; then
-      record train TIMEOUT "$secs" "${note}killed after ${TRAIN_TIMEOUT:-60} s"
+      record train TIMEOUT "$secs" "${note}killed after ${TRAIN_TIMEOUT:-50} s"
     elif [[ $rc == 0 && $last == "test accuracy: "* ]]; then
       record train PASS "$secs" "${note}5 epochs on cuda, $last"
     else
