@@ -274,6 +274,13 @@ class profile_memory:  # noqa: N801  (a context manager, named like PyTorch's pr
             return "input"
         if t.grad_fn is None and t._requires_grad:
             return "parameter"
+        base = t
+        while base._base is not None:
+            base = base._base
+        if base is not t and base.grad_fn is None:
+            # NOTE: a view of a leaf (an op's reshape of a weight or an input) saves the leaf's
+            # own storage: no activation (on the CPU the live registry above already knows it).
+            return "parameter" if base._requires_grad else "input"
         if is_input and t.grad_fn is None and self._dev is not CPU:
             # NOTE: off the CPU there is no registry of live storages to ask: a grad-free leaf
             # handed to an op is taken for a user's input (an intermediate computed under

@@ -1,18 +1,22 @@
 """Bytes attention keeps for backward (issue #16, item 4): SDPA against unfused attention.
 
-There is no fused attention kernel here yet: ``scaled_dot_product_attention`` runs PyTorch's math
-path. This compares, for one attention call on leaf ``q, k, v`` (which the caller holds: not
-counted), the unique storages saved for backward by
+For one attention call on leaf ``q, k, v`` (which the caller holds: not counted), the unique
+storages saved for backward by
 
-- ``sdpa``: ``F.scaled_dot_product_attention`` (ours: the math path; PyTorch on the CPU: its
-  fused flash kernel, which keeps the output and the row log-sum-exp instead of the weights),
+- ``sdpa``: ``F.scaled_dot_product_attention``: ours on the CPU runs PyTorch's math path (it
+  keeps the (L, S) weights); ours on CUDA (``--device cuda``) the fused kernel of
+  ``kernels/attention.cu``, which keeps the output and the row log-sum-exp; PyTorch on the CPU
+  its fused flash kernel, which keeps the same two,
 - ``unfused``: the hand-written ``softmax(q @ k^T * scale) @ v``, the baseline,
 
-ours from ``profile_memory`` (kind "activation"), PyTorch's from ``saved_tensors_hooks`` keyed by
-storage. What the (L, S) attention weights cost is what a fused kernel would save. Prints one
-JSON line per case (CPU, float32, exact byte counts).
+ours from ``profile_memory`` (kind "activation"), PyTorch's (always the CPU) from
+``saved_tensors_hooks`` keyed by storage. Prints one JSON line per case (float32, exact byte
+counts). The counts are what the code saves, not timings: ``--device cuda --emulate`` (the NumPy stand-in
+for CuPy with our kernels run by the CPU emulator, ``tests/kernel_emulator``; needs g++) counts
+on a machine without a GPU what a GPU run keeps; use a small shape there (the emulator is slow).
 
 Usage: python bench/bench_attention_memory.py [--batch 4] [--heads 8] [--length 256] [--dim 64]
+       [--device cpu|cuda] [--emulate]
 """
 
 from __future__ import annotations
@@ -37,11 +41,11 @@ def _unfused(lib: Any, q: Any, k: Any, v: Any) -> Any:
     return scores.softmax(-1).matmul(v)
 
 
-def ours(shape: tuple[int, ...]) -> dict[str, int]:
+def ours(shape: tuple[int, ...], device: str = "cpu") -> dict[str, int]:
     import autograd_gpu as ag
     from autograd_gpu.profiler import profile_memory
 
-    q, k, v = (ag.randn(*shape, requires_grad=True) for _ in range(3))
+    q, k, v = (ag.randn(*shape, device=device, requires_grad=True) for _ in range(3))
     found = {}
     for case, fn in (("sdpa", lambda: ag.nn.functional.scaled_dot_product_attention(q, k, v)),
                      ("unfused", lambda: _unfused(ag, q, k, v))):
@@ -82,15 +86,25 @@ def main() -> None:
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--length", type=int, default=256)
     ap.add_argument("--dim", type=int, default=64)
+    ap.add_argument("--device", default="cpu", help="ours: cpu or cuda (torch: always the CPU)")
+    ap.add_argument("--emulate", action="store_true",
+                    help="no GPU: CUDA on the NumPy stand-in, our kernels on the CPU emulator")
     args = ap.parse_args()
+    if args.emulate:
+        from tests import fake_cupy, kernel_emulator
+
+        if not kernel_emulator.available():
+            sys.exit(f"--emulate: {kernel_emulator.unavailable_reason()}")
+        fake_cupy.install(emulate_kernels=True)  # NOTE: before autograd_gpu is imported
     shape = (args.batch, args.heads, args.length, args.dim)
     b, h, n, d = shape
     weights, qkv = 4 * b * h * n * n, 4 * b * h * n * d
-    o, t = ours(shape), theirs(shape)
+    o, t = ours(shape, args.device), theirs(shape)
     for case in ("sdpa", "unfused"):
         print(json.dumps({"case": case, "shape": list(shape), "ours_bytes": o[case],
                           "torch_bytes": t[case], "weights_bytes": weights,
-                          "qkv_sized_bytes": qkv, "device": "cpu"}))
+                          "qkv_sized_bytes": qkv,
+                          "device": args.device + (" (emulated)" if args.emulate else "")}))
     print(json.dumps({"case": "sdpa_vs_unfused", "ours_delta_bytes": o["sdpa"] - o["unfused"],
                       "torch_delta_bytes": t["sdpa"] - t["unfused"]}))
 

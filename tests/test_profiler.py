@@ -58,6 +58,18 @@ def test_totals_equal_the_analytic_mlp_figure(device: str) -> None:
     assert {r.op for r in prof.saved if r.kind != "activation"} == {"AddmmBackward0"}
 
 
+def test_views_of_leaves_are_not_activations(device: str) -> None:
+    # NOTE: a batched matmul saves reshaped views of its leaf operands (their own storage); on
+    # CUDA there is no live-storage registry, so the view's base decides. Only the product,
+    # saved by the softmax and the second matmul, is an activation.
+    q, k, v = (ag.randn(2, 3, 8, 4, device=device, requires_grad=True) for _ in range(3))
+    with profile_memory() as prof:
+        out = q.matmul(k.transpose(-2, -1)).softmax(-1).matmul(v)
+    assert prof.total_bytes == 2 * 3 * 8 * 8 * 4
+    assert {r.kind for r in prof.saved} <= {"parameter", "input", "activation"}
+    del out
+
+
 def test_tables_sum_to_the_total(device: str) -> None:
     _, prof = profiled_step(device, loss=True)
     for by in ("module", "op"):
