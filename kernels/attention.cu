@@ -67,6 +67,27 @@ __device__ __forceinline__ void att_load(A* dst, int pitch, const T* src, long l
     }
 }
 
+// acc[t][c] += sum_{jj < rows} w_jj[t] * tile[jj][lane + 32 c] for columns < width: each lane
+// holds one key's weight per row (w[t] of lane jj), broadcast by shuffles. Warp-uniform `rows`.
+template <int R, int C, typename A>
+__device__ __forceinline__ void att_add_rows(A (&acc)[R][C], const A (&w)[R], const A* tile,
+                                             int pitch, int rows, int width, int lane) {
+    for (int jj = 0; jj < rows; ++jj) {
+        A wj[R];
+#pragma unroll
+        for (int t = 0; t < R; ++t) wj[t] = __shfl_sync(0xffffffffu, w[t], jj);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const int d = lane + 32 * c;
+            if (d < width) {
+                const A x = tile[jj * pitch + d];
+#pragma unroll
+                for (int t = 0; t < R; ++t) acc[t][c] += wj[t] * x;
+            }
+        }
+    }
+}
+
 template <typename T>
 __global__ void attention_forward(
         const T* q, const T* k, const T* v, const T* bias, const unsigned char* keep, T* out,
@@ -134,20 +155,7 @@ __global__ void attention_forward(
                 m[t] = m_new;
             }
             const int jn = S - j0 < ATT_BN ? (int)(S - j0) : ATT_BN;
-            for (int jj = 0; jj < jn; ++jj) {
-                A pj[R];
-#pragma unroll
-                for (int t = 0; t < R; ++t) pj[t] = __shfl_sync(0xffffffffu, p[t], jj);
-#pragma unroll
-                for (int c = 0; c < C; ++c) {
-                    const int d = lane + 32 * c;
-                    if (d < Ev) {
-                        const A vv = sv[jj][d];
-#pragma unroll
-                        for (int t = 0; t < R; ++t) o[t][c] += pj[t] * vv;
-                    }
-                }
-            }
+            att_add_rows(o, p, &sv[0][0], D, jn, Ev, lane);
         }
 #pragma unroll
         for (int t = 0; t < R; ++t) {
@@ -362,20 +370,7 @@ __global__ void attention_backward_q(
                 ds[t] = p * (dp[t] - row_delta[t]);
             }
             const int jn = S - j0 < ATT_BN ? (int)(S - j0) : ATT_BN;
-            for (int jj = 0; jj < jn; ++jj) {
-                A dsj[R];
-#pragma unroll
-                for (int t = 0; t < R; ++t) dsj[t] = __shfl_sync(0xffffffffu, ds[t], jj);
-#pragma unroll
-                for (int c = 0; c < C; ++c) {
-                    const int e = lane + 32 * c;
-                    if (e < E) {
-                        const A kv = sk[jj][e];
-#pragma unroll
-                        for (int t = 0; t < R; ++t) dq[t][c] += dsj[t] * kv;
-                    }
-                }
-            }
+            att_add_rows(dq, ds, &sk[0][0], D + 1, jn, E, lane);
         }
 #pragma unroll
         for (int t = 0; t < R; ++t) {
