@@ -56,6 +56,14 @@ def _check_sdpa(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | N
     if attn_mask is not None and is_causal:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
+    if attn_mask is not None and attn_mask.dim() < 2 and \
+            query.dim() == key.dim() == value.dim() == 4:
+        # NOTE: PyTorch's fused-kernel check reads a 4-D call's mask size(-2) (its error for a
+        # 1-D or 0-d mask); other ranks go to the math path, which broadcasts the mask
+        if attn_mask.dim() == 0:
+            raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "-2)")
     if not query.is_floating_point():
         raise RuntimeError(f"expected scalar type Float but found "
                            f"{str(query.dtype).replace('torch.', '').capitalize()}"
