@@ -1,9 +1,11 @@
 """Random numbers: ``Generator``, ``manual_seed`` and the random factories (``rand``, ``randn``,
 ``randint``, ``randperm`` and their ``*_like`` forms).
 
-Streams are reproducible for a given seed, but they are not PyTorch's streams: the same seed
-gives different numbers than ``torch.manual_seed`` (PyTorch's CPU generator is not public API).
-Shapes, dtypes, ranges and error messages follow PyTorch.
+On the CPU the streams are PyTorch's: after the same ``manual_seed``, ``rand``, ``randn``,
+``randint``, ``randperm``, ``uniform_``/``normal_`` (so every default initialisation),
+``bernoulli`` and ``dropout`` give torch's numbers (``backends/torch_rng.py`` says how, and what
+is not reproduced). CUDA streams are CuPy's, reproducible but not PyTorch's (Philox). Shapes,
+dtypes, ranges and error messages follow PyTorch.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import numpy as np
 from .base import Array, Axis, Shape
 from .composite import Composite
 from .families import Families
+from .torch_rng import TorchCPUGenerator
 
 
 # Typed as Any: NumPy's stubs want a literal for ``keepdims`` in ``reduce``.
@@ -265,30 +266,39 @@ class NumpyBackend(Composite, Families):
     matmul = np.matmul
     dot = staticmethod(np.dot)
 
-    # random
+    # random: PyTorch's CPU streams (``torch_rng``: mt19937 and PyTorch's transformations)
     @staticmethod
-    def new_generator(seed: int) -> np.random.Generator:
-        return np.random.Generator(np.random.PCG64(seed))
+    def new_generator(seed: int) -> TorchCPUGenerator:
+        return TorchCPUGenerator(seed)
 
     @staticmethod
     def random(gen: Any, shape: Shape, dtype: str) -> Array:
-        if dtype in ("float32", "float64"):
-            return gen.random(shape, dtype=dtype)
-        return gen.random(shape).astype(dtype)
+        return gen.random(tuple(shape), dtype)
 
     @staticmethod
     def standard_normal(gen: Any, shape: Shape, dtype: str) -> Array:
-        if dtype in ("float32", "float64"):
-            return gen.standard_normal(shape, dtype=dtype)
-        return gen.standard_normal(shape).astype(dtype)
+        return gen.standard_normal(tuple(shape), dtype)
 
     @staticmethod
-    def integers(gen: np.random.Generator, low: int, high: int, shape: Shape, dtype: str) -> Array:
-        return gen.integers(low, high, size=shape, dtype=dtype)
+    def integers(gen: Any, low: int, high: int, shape: Shape, dtype: str) -> Array:
+        return gen.integers(low, high, tuple(shape), dtype)
 
     @staticmethod
-    def permutation(gen: np.random.Generator, n: int) -> Array:
+    def permutation(gen: Any, n: int) -> Array:
         return gen.permutation(n)
+
+    @staticmethod
+    def uniform(gen: Any, shape: Shape, lo: float, hi: float, dtype: str) -> Array:
+        """``uniform_(lo, hi)`` as PyTorch's CPU kernel computes it (see ``torch_rng``)."""
+        return gen.uniform(tuple(shape), lo, hi, dtype)
+
+    def normal(self, gen: Any, mean: Any, std: Any, shape: Shape, dtype: str) -> Array:
+        """``normal_(mean, std)`` as PyTorch's CPU kernel for numbers; arrays of means or
+        deviations scale standard normals (PyTorch's ``normal`` with tensors does the same)."""
+        if isinstance(mean, (int, float)) and isinstance(std, (int, float)):
+            return gen.normal(tuple(shape), float(mean), float(std), dtype)
+        z = gen.standard_normal(tuple(shape), dtype).astype("float64")
+        return (mean + std * z).astype(dtype, copy=False)
 
     @staticmethod
     def errstate(**kw: Any) -> Any:

@@ -37,8 +37,12 @@ class SamplingBackend:
         return bool(self.xp.any(mask))
 
     def bernoulli(self: Any, gen: Any, p: Array, dtype: str) -> Array:
-        """1 with probability ``p`` (an array, float64 or castable), else 0, in ``dtype``."""
-        u = self.random(gen, tuple(p.shape), "float64")
+        """1 with probability ``p`` (an array, float64 or castable), else 0, in ``dtype``.
+
+        NOTE: the uniform has ``p``'s float dtype (PyTorch's CPU ``bernoulli(p)`` compares a
+        float32 uniform with a float32 ``p``)."""
+        kind = str(p.dtype)
+        u = self.random(gen, tuple(p.shape), kind if kind in ("float16", "float32") else "float64")
         return (u < p).astype(dtype)
 
     def bernoulli_scalar(self: Any, gen: Any, shape: Shape, p: float, dtype: str) -> Array:

@@ -13,8 +13,8 @@ import math
 import warnings
 
 from .. import dtypes
-from ..functions.checks import expect_tensor
 from ..random import rand
+from ..functions.checks import expect_tensor
 from ..tensor import Tensor
 
 __all__ = ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
@@ -50,7 +50,11 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A0
                            f"{dtypes.scalar_type_name(input.dtype)}")
     shape = tuple(input.shape[:lead]) + (1,) * (input.dim() - lead) if feature else \
         tuple(input.shape)
-    keep = (rand(shape, dtype=input.dtype, device=input.device) < 1 - p).to(input.dtype)
+    # NOTE: PyTorch's draw (``bernoulli_(1 - p)`` of a new tensor: ``uniform64 < 1 - p`` per
+    # element), so a seed gives PyTorch's masks; ``rand`` batches under vmap by the level's
+    # randomness
+    u = rand(shape, dtype=dtypes.float64, device=input.device)
+    keep = (u < 1 - p).to(input.dtype)
     if not alpha:
         noise = keep.div_(1 - p)
         return input.mul_(noise) if inplace else input * noise

@@ -16,8 +16,8 @@ from ..functions import addmm
 from ..functions import inplace as _inplace
 from ..functions.checks import expect_tensor
 from ..ops import nn_ops
-from ..random import rand_like
 from ..tensor import Tensor
+from ._f_dropout import _dropout
 
 __all__ = [
     "dropout", "elu", "elu_", "gelu", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
@@ -185,13 +185,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     expect_tensor("dropout_" if inplace else "dropout", "input", 1, input)
-    if not training or p == 0 or input.numel() == 0:
-        return input
-    if p == 1:
-        noise = input.new_zeros(input.shape)
-    else:
-        noise = (rand_like(input) < 1 - p).to(input.dtype).div_(1 - p)
-    return input.mul_(noise) if inplace else input * noise
+    return _dropout(input, p, training, inplace, feature=False, alpha=False)
 
 
 # ---- one_hot and pad -----------------------------------------------------------------------

@@ -237,9 +237,10 @@ def test_manual_seed_reproduces(device: str) -> None:
     first = _draws(device)
     ag.manual_seed(3)
     assert _draws(device) == first
-    ag.manual_seed(4)
+    ag.manual_seed(5)
     other = _draws(device)
-    assert all(a != b for a, b in zip(first[2:], other[2:]))  # NOTE: 3 of 6 can repeat by luck
+    # NOTE: short draws can repeat by luck (seeds 3 and 4 give one bernoulli's 6 bits alike)
+    assert all(a != b for a, b in zip(first[2:], other[2:]))
 
 
 def test_generators_reproduce_and_are_independent(device: str) -> None:
