@@ -83,7 +83,7 @@ class TorchCPUGenerator:
 
     def __init__(self, seed: int) -> None:
         self.bit_generator = self
-        self._mt = np.random.MT19937(0)
+        self._mt: Any = np.random.MT19937(0)
         self._mt.state = _mt_state(seed)
         self._next_normal: float | None = None
 
