@@ -45,7 +45,7 @@ _DIGITS = {"float16": 24, "float32": 24, "float64": 53}  # NOTE: float16 draws a
 _FILL = 16  # PyTorch's normal_fill block
 
 
-def _mt_state(seed: int) -> dict[str, Any]:
+def _mt_state(seed: int) -> Any:
     """mt19937's state for ``seed`` (its ``init_genrand``), as NumPy's ``MT19937`` takes it."""
     key = [seed & _MASK32]
     for i in range(1, 624):
