@@ -68,6 +68,7 @@ from .utils.serialization import load, save
 from . import optim
 from . import fft, linalg, special  # noqa: E402
 from . import func  # noqa: E402
+from . import hub, jit, onnx  # noqa: E402  (stand-ins for torch.hub/jit/onnx: #17 runner)
 from .func import vmap  # noqa: E402
 
 __version__ = "0.1.0"

@@ -261,10 +261,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="autograd-gpu", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd")
+    from . import run as run_cmd  # `autograd-gpu run` (issue #17): autograd_gpu/run.py
+
+    run_parser = run_cmd.add_parser(sub)
     sub.add_parser("demo", help="the seeds' autograd examples, checked against closed forms")
     train_parser = _add_train_parser(sub)
     memory_parser = _add_memory_parser(sub)
     args = parser.parse_args(argv)
+    if args.cmd == "run":
+        return run_cmd.from_args(args, run_parser)
     if args.cmd == "train":
         return train(args, train_parser)
     if args.cmd == "memory":
