@@ -65,6 +65,7 @@ from .functions.nn_aliases import *  # noqa: E402,F401,F403
 from .functions.out_variants import *  # noqa: E402,F401,F403  (torch.* names taking out=)
 from . import nn  # noqa: E402
 from .utils.serialization import load, save
+from . import serialization  # noqa: E402  (torch.serialization: save/load, add_safe_globals)
 from . import optim
 from . import fft, linalg, special  # noqa: E402
 from . import func  # noqa: E402

@@ -1,30 +1,55 @@
-"""``save`` and ``load``: checkpoints (tensors, state dicts, optimizer states) as safe archives.
+"""``save`` and ``load``: checkpoints as safe archives, with PyTorch's ``weights_only`` rules.
 
-Format: an ``.npz`` (a zip of ``.npy`` arrays, written with NumPy) holding one array per tensor
-(``t0``, ``t1``, ...) and a structure header ``__autograd_gpu__.npy``: UTF-8 JSON (as a uint8
-array) that describes the saved object and refers to the arrays by key. Loading reads the arrays
-with ``allow_pickle=False`` and rebuilds only whitelisted types (tensors, dicts, lists, tuples,
-Python scalars, strings, bytes, None, dtypes and devices), so a checkpoint can never run code,
-unlike a pickle.
+Format: an ``.npz`` (a zip of ``.npy`` arrays) holding one member per tensor or NumPy array
+(``t0``, ``a1``, ...), one per pickled part (``p2``, a uint8 array, only when something outside
+the safe set is saved) and a structure header ``__autograd_gpu__.npy``: UTF-8 JSON (as a uint8
+array) that describes the saved object and refers to the members by key.
+
+The safe set, saved as JSON and arrays without any pickle, is what ``torch.load`` accepts with
+``weights_only=True`` (its default since PyTorch 2.6): ``None``, ``bool``, ``int``, ``float``,
+``complex``, ``str``, ``bytes``, ``bytearray``, ``list``, ``tuple``, ``dict``, ``set``,
+``collections.OrderedDict`` (with its attributes, e.g. a state_dict's ``_metadata``),
+``collections.Counter``, tensors and ``nn.Parameter``, ``Size``, dtypes and devices, each by
+exact type (a subclass, e.g. a namedtuple, is not in it). So are NumPy arrays, scalars and dtypes
+(of bool, integer, float and complex dtypes): stored as plain arrays, never pickled, but loaded
+under ``weights_only=True`` only after the program allowlists what PyTorch would ask for
+(``add_safe_globals([np._core.multiarray._reconstruct, np.ndarray, np.dtype,
+np.dtypes.Float64DType])`` for a float64 array), with PyTorch's message otherwise.
+
+Anything else (a whole ``nn.Module``, a namedtuple, a ``defaultdict``, an object of the
+program's own class) is pickled, as ``torch.save`` does, with the tensors, NumPy data, dtypes,
+devices and sizes inside it kept out of the pickle (persistent ids into the header). Such a part
+loads with ``load(weights_only=False)`` (which runs whatever the pickle names: only for trusted
+files), or with ``weights_only=True`` when every global it names is allowlisted
+(``add_safe_globals``): then it is parsed in full first and interpreted with PyTorch's
+weights-only rules, never by ``pickle``; otherwise ``load`` refuses, before unpickling anything,
+with PyTorch's ``UnpicklingError: Weights only load failed...``. A checkpoint of state dicts,
+optimizer and scheduler states, numbers and strings holds no pickle at all.
 
 JSON nodes: ``null``, ``true``/``false``, ints, finite floats and strings are themselves; every
-other value is an object tagged by ``"$"``: ``{"$": "list" | "tuple", "items": [...]}``,
-``{"$": "dict", "ordered": bool, "items": [[key, value], ...]}`` (keys are nodes too, so int
-and tuple keys survive), ``{"$": "float", "value": "inf" | "-inf" | "nan"}``, ``{"$": "complex", "real", "imag"}``,
+other value is an object tagged by ``"$"``: ``{"$": "list" | "tuple" | "set", "items": [...]}``,
+``{"$": "dict" | "counter", "ordered": bool, "items": [[key, value], ...], "attrs"?: node}``
+(keys are nodes too, so int and tuple keys survive), ``{"$": "float", "value": "inf" | "-inf" |
+"nan"}``, ``{"$": "complex", "real", "imag"}``, ``{"$": "size", "items": [ints]}``,
 ``{"$": "tensor", "key", "dtype", "shape", "device", "requires_grad", "parameter"}``,
-``{"$": "dtype", "name"}``, ``{"$": "device", "value"}``, ``{"$": "bytes", "hex"}``.
+``{"$": "dtype", "name"}``, ``{"$": "device", "value"}``, ``{"$": "bytes" | "bytearray", "hex"}``,
+``{"$": "ndarray", "key", "dtype", "shape", "fortran"}``, ``{"$": "npscalar", "dtype",
+"value"}``, ``{"$": "npdtype", "dtype"}`` (NumPy dtype strings such as ``"<f4"``),
+``{"$": "pickle", "key", "refs": [nodes]}`` (``refs[i]`` is persistent id ``i``).
 
 Shared tensors: a tensor reached twice is stored once and loads as one tensor (as with
 ``torch.load``), and tensors that share all their data (``t.detach()``, ``t.data``, the tied
-weights of a ``state_dict()``) are stored once and load sharing one storage (and version counter),
-each with its own ``requires_grad``. Views are stored by value: only the elements a view shows
-are written, as their own array, and it loads as an independent tensor (PyTorch writes the whole
-storage and keeps the view). Loading reads each stored array at most once whatever the header
-says: nodes naming one array share it, identical nodes give the same tensor.
+weights of a ``state_dict()``, a module's parameters and its state_dict) are stored once and load
+sharing one storage (and version counter), each with its own ``requires_grad``. Views are stored
+by value: only the elements a view shows are written, as their own array, and it loads as an
+independent tensor (PyTorch writes the whole storage and keeps the view). A NumPy array reached
+twice loads as one array. Containers reached twice load as copies, and a container that contains
+itself cannot be saved (PyTorch pickles both).
 
-Loading is bounded by the file: see ``_archive`` for the container checks (stored members only,
-no overlaps, declared sizes equal to real sizes, CRCs). Writing to a path is atomic and cleans up
-after killed saves: see ``_atomic``.
+Loading is bounded by the file: each member is read at most once whatever the header says, see
+``_archive`` for the container checks (stored members only, no overlaps, declared sizes equal to
+real sizes, CRCs) and ``_unpickle`` for the weights-only interpreter. Writing to a path is atomic
+and cleans up after killed saves: see ``_atomic``.
 """
 
 from __future__ import annotations
@@ -33,8 +58,9 @@ import collections
 import io
 import json
 import math
-import numbers
 import os
+import pickle
+import warnings
 from typing import Any, Callable
 
 # NOTE: numpy is imported here only for the file format, never for compute; tensors reach it
@@ -42,65 +68,96 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes
-from ..backends import cuda_support
-from ..device import as_device, device
-from ..tensor import Tensor
-from . import _archive, _atomic
+from ..device import device
+from ..tensor import Size, Tensor
+from . import _archive, _atomic, _decode, _safe_globals, _unpickle
+from ._decode import SerializationError
+from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
+__all__ = ["DEFAULT_PROTOCOL", "SerializationError", "SourceChangeWarning", "add_safe_globals",
+           "clear_safe_globals", "get_safe_globals", "get_unsafe_globals_in_checkpoint", "load",
+           "safe_globals", "save"]
+
+DEFAULT_PROTOCOL = 2
 _HEADER = "__autograd_gpu__"
 _FORMAT = "autograd_gpu.save"
 _VERSION = 1
-_NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
-_TAGS = ("list", "tuple", "dict", "float", "complex", "dtype", "device", "bytes", "tensor")
+_CONTAINERS = (dict, collections.OrderedDict, collections.Counter, list, tuple, set)
 
 
-class SerializationError(RuntimeError):
-    """A file that ``load`` refuses: corrupt, truncated, foreign (a pickle, a torch checkpoint,
-    a plain .npz) or malformed. The message names the file and what is wrong."""
+class SourceChangeWarning(Warning):
+    """PyTorch's warning that a pickled module's source changed; never raised here (kept so that
+    programs filtering it run unchanged)."""
 
 
 # ---- save ----------------------------------------------------------------------------------
 
-def _parameter_type() -> Any:
-    try:
-        from ..nn import Parameter
-    except ImportError:
+def _numpy_kind(obj: Any) -> str | None:
+    """"ndarray", "npscalar" or "npdtype" for a NumPy object stored as plain data; else None
+    (object, string, structured and extended-precision data are pickled)."""
+    if type(obj) is np.ndarray:
+        dt = obj.dtype
+        kind = "ndarray"
+    elif isinstance(obj, np.generic):
+        dt = obj.dtype
+        kind = "npscalar" if dt.itemsize <= (16 if dt.kind == "c" else 8) else ""
+    elif isinstance(obj, np.dtype):
+        dt = obj
+        kind = "npdtype"
+    else:
         return None
-    return Parameter
+    simple = dt.kind in "biufc" and dt.fields is None and dt.subdtype is None
+    return kind if simple and kind else None
 
 
 class _Encoder:
-    """Turns an object into a JSON node, collecting tensor data as NumPy arrays."""
+    """Turns an object into a JSON node, collecting tensor and NumPy data as arrays and
+    pickling what lies outside the safe set."""
 
-    def __init__(self) -> None:
+    def __init__(self, pickle_module: Any, protocol: int) -> None:
         self.arrays: dict[str, Any] = {}
+        self.pickle_module = pickle_module
+        self.protocol = protocol
         self._active: set[int] = set()
-        self._param = _parameter_type()
-        self._nodes: dict[int, dict[str, Any]] = {}  # id(tensor) -> its node
+        self._param = _decode.parameter_type()
+        self._nodes: dict[int, dict[str, Any]] = {}  # id(tensor or array or pickled) -> node
         self._keys: dict[int, str] = {}  # id(tensor._data) -> the key its array is stored under
+        # NOTE: what the ids above name stays alive until the save ends, so no id is reused:
+        # pickling can reach temporaries (a __getstate__'s fresh tensors) that ``obj`` does not
+        # keep alive.
+        self._alive: list[Any] = []
+
+    def _key(self, prefix: str, arr: Any) -> str:
+        key = f"{prefix}{len(self.arrays)}"
+        self.arrays[key] = arr
+        return key
 
     def encode(self, obj: Any, path: str) -> Any:
-        if obj is None or isinstance(obj, (bool, str)):
+        t = type(obj)
+        if obj is None or t in (bool, str, int):
             return obj
+        if t is float:
+            if math.isfinite(obj):
+                return obj
+            return {"$": "float", "value": "nan" if math.isnan(obj) else
+                    ("inf" if obj > 0 else "-inf")}
         if isinstance(obj, Tensor):
             return self._tensor(obj)
-        if isinstance(obj, numbers.Integral):
-            return int(obj)
-        if isinstance(obj, numbers.Real):
-            x = float(obj)
-            if math.isfinite(x):
-                return x
-            return {"$": "float", "value": "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
-        if isinstance(obj, numbers.Complex):
+        if t is complex:
             return {"$": "complex", "real": self.encode(obj.real, path),
                     "imag": self.encode(obj.imag, path)}
+        if t in (bytes, bytearray):
+            return {"$": t.__name__, "hex": obj.hex()}
         if isinstance(obj, dtypes.dtype):
             return {"$": "dtype", "name": obj.name}
         if isinstance(obj, device):
             return {"$": "device", "value": str(obj)}
-        if isinstance(obj, (bytes, bytearray)):
-            return {"$": "bytes", "hex": bytes(obj).hex()}
-        if isinstance(obj, (dict, list, tuple)):
+        if t is Size:
+            return {"$": "size", "items": [int(n) for n in obj]}
+        kind = _numpy_kind(obj)
+        if kind is not None:
+            return self._numpy(kind, obj, path)
+        if t in _CONTAINERS:
             if id(obj) in self._active:
                 raise ValueError(f"save: {path} contains itself; cannot save a cyclic structure")
             self._active.add(id(obj))
@@ -108,19 +165,20 @@ class _Encoder:
                 return self._container(obj, path)
             finally:
                 self._active.discard(id(obj))
-        raise TypeError(f"save: cannot save {path} of type {type(obj).__module__}."
-                        f"{type(obj).__qualname__}; supported: tensors, dicts, lists, tuples, "
-                        "Python scalars, strings, bytes, None, dtypes and devices")
+        return self._pickled(obj, path)
 
     def _container(self, obj: Any, path: str) -> Any:
         if isinstance(obj, dict):
             items = [[self.encode(k, f"{path} key {k!r}"), self.encode(v, f"{path}[{k!r}]")]
                      for k, v in obj.items()]
-            return {"$": "dict", "ordered": isinstance(obj, collections.OrderedDict),
-                    "items": items}
+            ordered = type(obj) is collections.OrderedDict
+            node = {"$": "counter" if type(obj) is collections.Counter else "dict",
+                    "ordered": ordered, "items": items}
+            if ordered and vars(obj):
+                node["attrs"] = self.encode(dict(vars(obj)), f"{path} attributes")
+            return node
         items = [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]
-        # NOTE: tuple subclasses (namedtuples) are saved as plain tuples.
-        return {"$": "tuple" if isinstance(obj, tuple) else "list", "items": items}
+        return {"$": type(obj).__name__, "items": items}
 
     def _tensor(self, t: Tensor) -> dict[str, Any]:
         node = self._nodes.get(id(t))
@@ -128,46 +186,103 @@ class _Encoder:
             return node
         # NOTE: tensors holding the very same array object (detach(), .data, tied weights)
         # share all their data: store it once. Views hold other array objects and are stored
-        # by value. The ids stay unique while saving: ``obj`` keeps every tensor alive.
+        # by value.
+        self._alive.append(t)
         key = self._keys.get(id(t._data))
         if key is None:
-            key = self._keys[id(t._data)] = f"t{len(self.arrays)}"
             # NOTE: C order, so loaded tensors are contiguous whatever view was saved (only the
             # view's elements are written, not its whole base).
-            self.arrays[key] = np.asarray(t.detach().cpu().numpy(), order="C")
+            key = self._keys[id(t._data)] = self._key(
+                "t", np.asarray(t.detach().cpu().numpy(), order="C"))
         node = self._nodes[id(t)] = {
             "$": "tensor", "key": key, "dtype": t.dtype.name, "shape": list(t.shape),
             "device": str(t.device), "requires_grad": bool(t.requires_grad),
             "parameter": self._param is not None and isinstance(t, self._param)}
         return node
 
+    def _numpy(self, kind: str, obj: Any, path: str) -> dict[str, Any]:
+        if kind == "npdtype":
+            return {"$": "npdtype", "dtype": obj.str}
+        if kind == "npscalar":
+            return {"$": "npscalar", "dtype": obj.dtype.str, "value": self.encode(obj.item(), path)}
+        node = self._nodes.get(id(obj))
+        if node is None:
+            self._alive.append(obj)
+            # NOTE: a Fortran-order array is stored as its C-order transpose, so it loads in
+            # Fortran order as from a pickle; any other layout loads C-contiguous.
+            fortran = bool(obj.flags.f_contiguous and not obj.flags.c_contiguous)
+            data = obj.T if fortran else obj if obj.flags.c_contiguous else obj.copy(order="C")
+            node = self._nodes[id(obj)] = {
+                "$": "ndarray", "key": self._key("a", data), "dtype": obj.dtype.str,
+                "shape": list(obj.shape), "fortran": fortran}
+        return node
+
+    def _pickled(self, obj: Any, path: str) -> dict[str, Any]:
+        node = self._nodes.get(id(obj))
+        if node is not None:
+            return node
+        refs: list[Any] = []
+        index: dict[int, int] = {}
+
+        def persistent_id(o: Any) -> int | None:
+            outside = (isinstance(o, (Tensor, dtypes.dtype, device)) or type(o) is Size
+                       or _numpy_kind(o) is not None)
+            if not outside:
+                return None
+            if id(o) not in index:
+                self._alive.append(o)
+                index[id(o)] = len(refs)
+                refs.append(self.encode(o, f"{path} (inside)"))
+            return index[id(o)]
+
+        self._alive.append(obj)
+        data = _unpickle.dumps(obj, persistent_id, self.pickle_module, self.protocol)
+        node = self._nodes[id(obj)] = {
+            "$": "pickle", "key": self._key("p", np.frombuffer(data, np.uint8)), "refs": refs}
+        return node
+
 
 _write_archive = _archive.write
 
 
-def save(obj: Any, f: str | os.PathLike[str] | Any, pickle_module: Any = None,
-         pickle_protocol: int = 2, _use_new_zipfile_serialization: bool = True,
+def save(obj: Any, f: str | os.PathLike[str] | Any, pickle_module: Any = pickle,
+         pickle_protocol: int = DEFAULT_PROTOCOL, _use_new_zipfile_serialization: bool = True,
          _disable_byteorder_record: bool = False) -> None:
-    """Save ``obj`` (tensors and nested dicts/lists/tuples of tensors, Python scalars,
-    strings, bytes, None, dtypes, devices) to ``f``, a path or a writable binary file.
+    """Save ``obj`` to ``f``, a path or a writable binary file.
 
-    Dtypes, shapes, devices, ``requires_grad``, tuple-vs-list, dict key types and order,
-    bool-vs-int and non-finite floats survive. A tensor reached twice is stored once, and so is
-    the data of tensors sharing all of it (``detach()``, tied weights); views are stored by value
-    (their own elements only) and load as independent tensors. Writing to a path is atomic, and
-    first deletes the temp files that killed saves left in that folder. The pickle arguments are
-    accepted for compatibility and ignored: nothing is pickled.
+    The safe set (see the module docstring: tensors, containers, numbers, strings, bytes, None,
+    ``Size``, dtypes, devices; NumPy arrays, scalars and dtypes as plain data) is written
+    without any pickle. Anything else, such as a whole ``nn.Module``, is pickled as
+    ``torch.save`` pickles it (with ``pickle_module`` and ``pickle_protocol``; the tensors in it
+    stay plain arrays), and loads only with ``load(weights_only=False)`` or once the program
+    allowlists its classes.
+
+    Dtypes, shapes, devices, ``requires_grad``, container types (tuple, list, set,
+    OrderedDict, Counter), dict key types and order, bool-vs-int and non-finite floats survive.
+    A tensor reached twice is stored once, and so is the data of tensors sharing all of it
+    (``detach()``, tied weights); views are stored by value (their own elements only) and load
+    as independent tensors. Everything is encoded before the file is touched, so an object that
+    cannot be saved leaves the file as it was, and writing to a path is atomic (a temp file
+    renamed over it; temp files of killed saves are removed).
 
     Args:
         obj: what to save, e.g. ``model.state_dict()`` or ``optimizer.state_dict()``.
         f: a file name (str or PathLike; no extension is added) or a binary file object.
+        pickle_module: the module that pickles objects outside the safe set.
+        pickle_protocol: its protocol (2, PyTorch's default, is the one that
+            ``load(weights_only=True)`` can read once the classes are allowlisted).
+
+    Raises:
+        ValueError: a container contains itself.
+        pickle.PicklingError, TypeError, AttributeError: an object outside the safe set cannot
+            be pickled (a lambda, a local class), as from ``torch.save``.
 
     Example:
         >>> save({"w": ones(2), "step": 3}, "ckpt.pt")
         >>> load("ckpt.pt")
         {'w': tensor([1., 1.]), 'step': 3}
     """
-    enc = _Encoder()
+    enc = _Encoder(pickle_module, pickle_protocol)
     root = enc.encode(obj, "the object")
     header = {"format": _FORMAT, "version": _VERSION, "root": root}
     text = json.dumps(header, allow_nan=False, separators=(",", ":"))
@@ -179,174 +294,6 @@ def save(obj: Any, f: str | os.PathLike[str] | Any, pickle_module: Any = None,
 
 
 # ---- load ----------------------------------------------------------------------------------
-
-_CUDA_MISSING = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
-                 "is False. If you are running on a CPU-only machine, please use torch.load with "
-                 "map_location=torch.device('cpu') to map your storages to the CPU.")
-
-
-def _restore(t: Tensor, location: Any) -> Tensor:
-    """``t`` (on the CPU) moved to ``location``, a device or a device string."""
-    dev = device(location) if isinstance(location, (str, device)) else location
-    if not isinstance(dev, device):
-        raise TypeError(f"load: map_location gave {type(location).__name__}; expected a device, "
-                        "a device string, a dict of them or a callable")
-    if dev.type == "cuda" and not cuda_support.is_available():
-        raise RuntimeError(f"{_CUDA_MISSING} ({cuda_support._INSTALL_HINT})")
-    return t.to(as_device(dev))
-
-
-class _Decoder:
-    """Rebuilds the saved object from the JSON node tree and the archive's arrays, checking
-    every node: a malformed one raises ``SerializationError``, never a stray KeyError.
-
-    Each array is read at most once (``storages``), and identical tensor nodes give the same
-    tensor (``tensors``), so a header naming one array a million times costs a million
-    references, not a million copies."""
-
-    def __init__(self, archive: _archive.Archive, name: str, map_location: Any) -> None:
-        self.archive = archive
-        self.name = name
-        self.map_location = map_location
-        self.storages: dict[str, tuple[str, list[int], str, Tensor]] = {}
-        self.tensors: dict[tuple[Any, ...], Tensor] = {}
-
-    def fail(self, what: str) -> SerializationError:
-        return _invalid(self.name, what)
-
-    def field(self, node: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
-        value = node.get(key)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.fail(f"{node.get('$')!r} node has a bad {key!r} field: {value!r:.80}")
-        return value
-
-    def decode(self, node: Any) -> Any:
-        if node is None or isinstance(node, (bool, int, float, str)):
-            return node
-        tag = node.get("$") if isinstance(node, dict) else None
-        fn = getattr(self, f"_{tag}", None) if tag in _TAGS else None
-        if fn is None:
-            raise self.fail(f"unknown structure node {str(node)[:80]!r}")
-        return fn(node)
-
-    def _list(self, node: dict[str, Any]) -> list[Any]:
-        return [self.decode(v) for v in self.field(node, "items", list)]
-
-    def _tuple(self, node: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(self.decode(v) for v in self.field(node, "items", list))
-
-    def _dict(self, node: dict[str, Any]) -> dict[Any, Any]:
-        out: dict[Any, Any] = collections.OrderedDict() if node.get("ordered") else {}
-        for pair in self.field(node, "items", list):
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise self.fail("a dict entry is not a [key, value] pair")
-            key = self.decode(pair[0])
-            try:
-                hash(key)
-            except TypeError:
-                raise self.fail(f"a dict key is unhashable: {key!r:.80}") from None
-            out[key] = self.decode(pair[1])
-        return out
-
-    def _float(self, node: dict[str, Any]) -> float:
-        value = self.field(node, "value", str)
-        if value not in _NONFINITE:
-            raise self.fail(f"bad non-finite float {value!r:.80}")
-        return _NONFINITE[value]
-
-    def _complex(self, node: dict[str, Any]) -> complex:
-        parts = [self.decode(node.get(k)) for k in ("real", "imag")]
-        if not all(isinstance(p, (int, float)) for p in parts):
-            raise self.fail("bad complex number")
-        return complex(*parts)
-
-    def _dtype(self, node: dict[str, Any]) -> dtypes.dtype:
-        name = self.field(node, "name", str)
-        if name not in dtypes.BY_NAME:
-            raise self.fail(f"unknown dtype {name!r:.80}")
-        return dtypes.BY_NAME[name]
-
-    def _device(self, node: dict[str, Any]) -> device:
-        value = self.field(node, "value", str)
-        try:
-            return device(value)
-        except RuntimeError as e:
-            raise self.fail(f"bad device {value!r:.80} ({e})") from e
-
-    def _bytes(self, node: dict[str, Any]) -> bytes:
-        try:
-            return bytes.fromhex(self.field(node, "hex", str))
-        except ValueError as e:
-            raise self.fail(f"bad bytes ({e})") from e
-
-    def _tensor(self, node: dict[str, Any]) -> Tensor:
-        key = self.field(node, "key", str)
-        dt = self._dtype({"$": "tensor", "name": node.get("dtype")})
-        shape = self.field(node, "shape", list)
-        if not all(type(n) is int for n in shape):
-            raise self.fail(f"'tensor' node has a bad 'shape' field: {shape!r:.80}")
-        saved = str(self._device({"$": "tensor", "value": node.get("device")}))
-        requires_grad = node.get("requires_grad") is True and dt.category >= 2
-        parameter = node.get("parameter") is True
-        memo = (key, dt.name, tuple(shape), saved, requires_grad, parameter)
-        t = self.tensors.get(memo)
-        if t is None:
-            # NOTE: detach() shares the storage and version counter: an in-place change through
-            # one tensor is seen (and checked by autograd) through the others, as for views.
-            t = self._storage(key, dt, shape, saved).detach()
-            if parameter and (param := _parameter_type()) is not None:
-                t = param(t, requires_grad=requires_grad)
-            elif requires_grad:
-                t.requires_grad_(True)
-            self.tensors[memo] = t
-        return t
-
-    def _storage(self, key: str, dt: dtypes.dtype, shape: list[int], saved: str) -> Tensor:
-        """The array ``key``, read once and placed by ``map_location``."""
-        if key in self.storages:
-            stored_dt, stored_shape, stored_device, t = self.storages[key]
-            if (stored_dt, stored_shape) != (dt.name, shape):
-                raise self.fail(f"tensor data {key!r} is {stored_dt}{stored_shape}, but the "
-                                f"header also says {dt.name}{shape}")
-            if stored_device != saved:
-                raise self.fail(f"tensor data {key!r} is said to be saved on both "
-                                f"{stored_device} and {saved}")
-            return t
-        member = f"{key}.npy"
-        if key == _HEADER or member not in self.archive.members:
-            raise self.fail(f"tensor data {key!r:.80} is missing from the archive")
-        try:
-            arr = self.archive.read(member)
-        except _archive.ArchiveError as e:
-            raise self.fail(f"cannot read tensor data {key!r}: {e}") from None
-        if arr.dtype.name != dt.name or list(arr.shape) != shape:
-            raise self.fail(f"tensor data {key!r} is {arr.dtype.name}{list(arr.shape)}, but the "
-                            f"header says {dt.name}{shape}")
-        t = self._place(Tensor._make(arr, as_device("cpu")), saved)
-        self.storages[key] = (dt.name, shape, saved, t)
-        return t
-
-    def _place(self, t: Tensor, saved: str) -> Tensor:
-        ml = self.map_location
-        if ml is None:
-            return _restore(t, saved)
-        if isinstance(ml, dict):
-            return _restore(t, ml.get(saved, saved))
-        if isinstance(ml, (str, device)):
-            return _restore(t, ml)
-        if callable(ml):
-            # NOTE: PyTorch passes a CPU storage; here it is the CPU tensor. None means
-            # "restore where it was saved".
-            out = ml(t, saved)
-            if out is None:
-                return _restore(t, saved)
-            if not isinstance(out, Tensor):
-                raise TypeError(f"load: map_location returned {type(out).__name__}; expected "
-                                "a tensor or None")
-            return out
-        raise TypeError(f"load: map_location must be a device, a device string, a dict or a "
-                        f"callable, not {type(ml).__name__}")
-
 
 def _name_of(f: Any) -> str:
     if hasattr(f, "read"):
@@ -363,14 +310,10 @@ def _sniff(head: bytes) -> str | None:
         return "the file is empty"
     if head.startswith(b"\x80") or head[:1] in (b"(", b"]", b"}"):
         return ("it is a Python pickle (e.g. the legacy torch.save format); autograd_gpu.load "
-                "never unpickles, because a pickle can run arbitrary code")
+                "reads only autograd_gpu.save archives and never runs a bare pickle")
     if head.startswith(b"\x93NUMPY"):
         return "it is a single .npy array, not an .npz archive written by autograd_gpu.save"
     return "it is not a zip/.npz archive"
-
-
-def _invalid(name: str, what: str) -> SerializationError:
-    return SerializationError(f"load: {name} is not a valid autograd_gpu.save file: {what}")
 
 
 def _open_archive(fh: Any, name: str) -> _archive.Archive:
@@ -378,18 +321,19 @@ def _open_archive(fh: Any, name: str) -> _archive.Archive:
     fh.seek(0)
     why = _sniff(head)
     if why is not None:
-        raise _invalid(name, why)
+        raise _decode.invalid(name, why, _decode.EmptyFileError if not head else
+                              SerializationError)
     try:
         archive = _archive.Archive(fh)
     except _archive.ArchiveError as e:
-        raise _invalid(name, str(e)) from None
+        raise _decode.invalid(name, str(e)) from None
     if f"{_HEADER}.npy" not in archive.members:
         if any(n.endswith("data.pkl") for n in archive.members):
             why = ("it is a PyTorch checkpoint (torch.save's zip holds pickles); load it with "
                    "torch.load(..., weights_only=True) and re-save it with autograd_gpu.save")
         else:
             why = f"the archive has no {_HEADER} structure header (a plain .npz?)"
-        raise _invalid(name, why)
+        raise _decode.invalid(name, why)
     return archive
 
 
@@ -416,15 +360,20 @@ def _reject_constant(token: str) -> Any:
 
 def load(f: str | os.PathLike[str] | Any,
          map_location: str | device | dict[str, Any] | Callable[..., Any] | None = None,
-         pickle_module: Any = None, *, weights_only: bool | None = None, mmap: Any = None,
-         **pickle_load_args: Any) -> Any:
+         pickle_module: Any = None, *, weights_only: bool | None = None,
+         mmap: bool | None = None, **pickle_load_args: Any) -> Any:
     """Load an object written by ``save`` from ``f`` (a path or a readable binary file).
 
-    Nothing in the file is executed: arrays are read without pickles and only whitelisted
-    types are rebuilt, whatever ``weights_only`` says. Loading costs at most what the file
-    holds: each stored array is read once however often the header names it (tensors naming one
-    array share it), only the uncompressed members ``save`` writes are accepted, and every
-    declared size is checked against the file before anything is allocated.
+    ``weights_only`` (default True, as in PyTorch 2.6 and later) loads the safe set and what the
+    program allowlisted with ``add_safe_globals``/``safe_globals``, and nothing else: a file
+    holding a pickled part (a whole module, say) or NumPy data that is not allowlisted is
+    refused with PyTorch's ``pickle.UnpicklingError: Weights only load failed...`` before
+    anything in it is unpickled, and no code is run except the constructors the program
+    allowlisted. ``weights_only=False`` unpickles pickled parts with ``pickle_module`` (which can
+    run any code the file names: only for trusted files); files without pickled parts load the
+    same either way. Loading costs at most what the file holds: each stored member is read once
+    however often the header names it, only the uncompressed members ``save`` writes are
+    accepted, and every declared size is checked against the file before anything is allocated.
 
     Args:
         f: the file name or binary file object.
@@ -432,21 +381,42 @@ def load(f: str | os.PathLike[str] | Any,
             string (all of them there), a dict remapping saved device strings
             (``{'cuda:1': 'cuda:0'}``), or a callable ``(cpu_tensor, saved_location)`` that
             returns a tensor, or None to restore to the saved location.
+        pickle_module: the module that unpickles pickled parts (implies
+            ``weights_only=False`` when ``weights_only`` is not given).
+        weights_only: see above; the environment variables ``TORCH_FORCE_WEIGHTS_ONLY_LOAD``
+            and ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` act as in PyTorch.
+        mmap: accepted for a file path (the data is read, not mapped); a file object raises
+            PyTorch's ``ValueError``.
+        pickle_load_args: passed to ``pickle_module.Unpickler`` (``weights_only=False`` only).
 
     Returns:
         The saved object, with fresh tensors (shared as they were when saved).
 
     Raises:
-        SerializationError: (a ``RuntimeError``) for a corrupt, truncated, foreign or
-            malformed file, naming the file and the problem.
+        pickle.UnpicklingError: ``weights_only`` refuses something in the file.
+        SerializationError: (a ``RuntimeError``; an ``EOFError`` too for an empty file) for a
+            corrupt, truncated, foreign or malformed file, naming the file and the problem.
         RuntimeError: a tensor would land on CUDA and CUDA is not available.
+        FileNotFoundError: there is no file ``f``.
     """
+    weights_only = _safe_globals.weights_only_mode(weights_only, pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    if not weights_only:
+        pickle_module = pickle if pickle_module is None else pickle_module
+        pickle_load_args.setdefault("encoding", "utf-8")
+    is_path = isinstance(f, (str, os.PathLike))
+    if mmap and not is_path:
+        raise ValueError("f must be a file path in order to use the mmap argument")
     name = _name_of(f)
-    if hasattr(f, "read"):
+    options = (map_location, weights_only, pickle_module, pickle_load_args)
+    if not is_path and hasattr(f, "read"):
         fh = f if _seekable(f) else io.BytesIO(f.read())
-        return _load_from(fh, name, map_location)
+        return _load_from(fh, name, *options)
     with open(os.fspath(f), "rb") as fh:
-        return _load_from(fh, name, map_location)
+        return _load_from(fh, name, *options)
 
 
 def _seekable(f: Any) -> bool:
@@ -456,16 +426,63 @@ def _seekable(f: Any) -> bool:
         return False
 
 
-def _load_from(fh: Any, name: str, map_location: Any) -> Any:
+def _load_from(fh: Any, name: str, map_location: Any, weights_only: bool, pickle_module: Any,
+               pickle_load_args: dict[str, Any]) -> Any:
     archive = _open_archive(fh, name)
     root = _read_header(archive, name)
-    decoder = _Decoder(archive, name, map_location)
+    decoder = _decode.Decoder(archive, name, map_location, weights_only, pickle_module,
+                              pickle_load_args)
     try:
+        if weights_only:
+            decoder.check(root)
         obj = decoder.decode(root)
     except RecursionError:
         raise decoder.fail("the structure is nested too deeply") from None
-    unused = sorted(set(archive.members) - {f"{_HEADER}.npy"}
-                    - {f"{key}.npy" for key in decoder.storages})
+    except pickle.UnpicklingError as e:
+        if not weights_only:
+            raise
+        raise _safe_globals.weights_only_failed(str(e)) from None
+    unused = sorted(set(archive.members) - {f"{_HEADER}.npy"} - decoder.used_members())
     if unused:
         raise decoder.fail(f"member {unused[0]!r:.80} is not referred to by the structure header")
     return obj
+
+
+def get_unsafe_globals_in_checkpoint(f: str | os.PathLike[str] | Any) -> list[str]:
+    """The globals that loading ``f`` with ``weights_only=True`` needs and that are neither
+    allowed by default nor allowlisted: those named by its pickled parts and those PyTorch's
+    pickle of its NumPy data would name, each once, as PyTorch's function of this name lists
+    them (found without unpickling anything).
+
+    Raises:
+        SerializationError: ``f`` is not a file written by ``save``.
+    """
+    name = _name_of(f)
+    if hasattr(f, "read"):
+        fh = f if _seekable(f) else io.BytesIO(f.read())
+        return _unsafe_globals(fh, name)
+    with open(os.fspath(f), "rb") as fh:
+        return _unsafe_globals(fh, name)
+
+
+def _unsafe_globals(fh: Any, name: str) -> list[str]:
+    archive = _open_archive(fh, name)
+    decoder = _decode.Decoder(archive, name, None, True)
+    found: dict[str, None] = {}
+    stack = [_read_header(archive, name)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (list, dict)):
+            stack.extend(reversed(node if isinstance(node, list) else list(node.values())))
+        if not isinstance(node, dict) or node.get("$") not in ("pickle", *_decode.NUMPY_TAGS):
+            continue
+        if node["$"] == "pickle":
+            try:
+                names = _unpickle.globals_in(decoder.pickle_bytes(str(node.get("key"))))
+            except _unpickle.CorruptPickle as e:
+                raise decoder.fail(f"a pickle is corrupt ({e})") from None
+            found.update(dict.fromkeys(names))
+        else:
+            kind, dt = node["$"], decoder.np_dtype(node)
+            found.update(dict.fromkeys(_safe_globals.numpy_globals(kind, dt.str)))
+    return [g for g in found if not _safe_globals.is_allowed(g)]

@@ -240,8 +240,10 @@ def test_new_file_permissions_follow_umask(tmp_path: pathlib.Path) -> None:
 
 
 def test_unsupported_and_cyclic_objects_are_refused_before_writing(tmp_path: pathlib.Path) -> None:
-    with pytest.raises(TypeError, match=r"cannot save the object\['f'\] of type builtins.set"):
-        ag.save({"f": {1}}, tmp_path / "x")
+    # NOTE: sets are in the safe set now; what cannot be pickled (a lambda) is refused, as by
+    # torch.save, before the file is touched.
+    with pytest.raises((pickle.PicklingError, AttributeError), match="Can.t pickle"):
+        ag.save({"f": lambda x: x}, tmp_path / "x")
     cyclic: list[Any] = [1]
     cyclic.append(cyclic)
     with pytest.raises(ValueError, match="cyclic"):
