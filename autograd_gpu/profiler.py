@@ -198,7 +198,10 @@ class MemoryProfile:
             ax.set_ylabel("MiB")
             ax.set_title(title or f"autograd_gpu activation memory ({self.device}); saved "
                          f"activations {self.total_bytes / mib:.2f} MiB")
-            ax.legend(loc="lower right", fontsize=8)
+            # NOTE: the legend sits right of the axes: inside, wherever it went, it covered part
+            # of the curve for some model (the forward's rise or the backward's fall).
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                      fontsize=8)
             fig.tight_layout()
             fig.savefig(path, dpi=100)
         finally:

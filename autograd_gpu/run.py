@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.usage = _USAGE
     parser.description = _DESCRIPTION
     parser.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="module",
-                        help="run library module MODULE as a script, as `python -m` does; "
+                        help="run library module MODULE as a script, as python -m does; "
                              "the arguments after it go to the module")
     parser.add_argument("script", nargs=argparse.REMAINDER, metavar="script.py [args ...]",
                         help="the program to run (a .py file, or a folder or zip archive with "
@@ -54,7 +54,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``run`` subcommand of ``autograd-gpu`` (``cli.py``)."""
     return configure(sub.add_parser(
-        "run", help="run an unmodified PyTorch script (`import torch`) on autograd_gpu"))
+        "run", help="run an unmodified PyTorch script (import torch) on autograd_gpu"))
 
 
 def from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

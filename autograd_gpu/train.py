@@ -7,10 +7,31 @@ inputs are standardised with the mean and standard deviation of the training spl
 Defaults (a 64-128-64-10 MLP, Adam at 1e-3, batch 64, 25 epochs, label smoothing 0.1) reach
 97-99% test accuracy on the digits in a few seconds on one CPU core.
 
+Defaults with ``--optimizer sgd`` (momentum 0.9): learning rate 0.05 (measured over 6 seeds, 25
+epochs: MLP 97.8-99.2%, mean 98.7%; Adam at 1e-3: 97.5-98.9%, mean 98.2%).
+
 The loop is plain PyTorch, written with ``import autograd_gpu as torch``, so it doubles as an
 example: ``model.train()``, ``zero_grad`` / ``backward`` / ``step``, then ``model.eval()`` and
 ``torch.no_grad()`` for the evaluation. At the end it saves a checkpoint (``torch.save`` of the
-model and optimizer state dicts, the config and the history) and a PNG of the learning curves.
+model and optimizer state dicts, the config and the history) and a PNG of the learning curves
+titled with the model and the data.
+
+Outputs are checked before any work (``check_out_dir``): an ``out`` that is an existing file, or
+a folder that cannot be created, is a ``UsageError`` before the data are read, never a crash
+after training. ``new_run_dir`` gives the command line a fresh folder per run
+(``runs/digits-mlp``, then ``runs/digits-mlp-2``, ...), so no run overwrites an earlier one.
+
+Reloading a trained model: ``load_model(path)`` (the checkpoint file or its folder) rebuilds the
+network from the config saved in the checkpoint (any ``train`` model: mlp, cnn, transformer,
+lstm), loads the weights and returns it in eval mode::
+
+    from autograd_gpu.train import load_model
+    model = load_model("runs/digits-mlp")        # or .../checkpoint.pt; device="cuda" to move
+    ckpt = autograd_gpu.load("runs/digits-mlp/checkpoint.pt")
+    mean, std = ckpt["normalization"]["mean"], ckpt["normalization"]["std"]
+    shape = ckpt["config"]["input_shape"]             # a cnn's (C, H, W)
+    with autograd_gpu.no_grad():                      # x: raw samples, as --data's x
+        predictions = model(((x - mean) / std).reshape(-1, *shape)).argmax(1)
 
 scikit-learn, tqdm and matplotlib come with the ``examples`` extra and are imported only here.
 """
@@ -20,6 +41,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -29,6 +51,8 @@ from autograd_gpu.utils.data import DataLoader, TensorDataset
 
 HAS_CONV = hasattr(nn, "Conv2d") and hasattr(nn, "MaxPool2d")
 INSTALL_HINT = "install the examples extra: pip install -e '.[examples]'"
+OUTPUTS = ("checkpoint.pt", "curves.png")
+DEFAULT_LR = {"adam": 1e-3, "sgd": 0.05}
 
 
 class UsageError(Exception):
@@ -37,17 +61,21 @@ class UsageError(Exception):
 
 @dataclass
 class Config:
-    """Everything a run depends on; saved in the checkpoint, so ``build_model`` can rebuild."""
+    """Everything a run depends on; saved in the checkpoint, so ``build_model`` can rebuild.
+
+    ``lr=None``: the optimizer's default (``DEFAULT_LR``); ``out=None``: a new folder
+    ``runs/DATA-MODEL`` (``new_run_dir``). ``run`` fills both in before training.
+    """
 
     model: str = "mlp"
     data: str | None = None
     epochs: int = 25
     batch_size: int = 64
-    lr: float = 1e-3
+    lr: float | None = None
     optimizer: str = "adam"
     seed: int = 0
     device: str = "auto"
-    out: str = os.path.join("runs", "digits")
+    out: str | None = None
     label_smoothing: float = 0.1
     test_fraction: float = 0.2
     quiet: bool = False
@@ -74,6 +102,76 @@ def resolve_device(name: str) -> torch.device:
         raise UsageError("--device cuda: CUDA is not available (no GPU or no CuPy); "
                          "use --device cpu or --device auto")
     return torch.device(name)
+
+
+# ---- outputs -------------------------------------------------------------------------------
+
+def check_out_dir(out: str, files: Sequence[str] = OUTPUTS) -> None:
+    """Raise ``UsageError`` unless ``out`` is, or can be created as, a writable folder in which
+    ``files`` can be written. Creates nothing: called before any work, so that a bad ``--out``
+    never costs a training run."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise UsageError(f"--out {out}: exists and is not a folder; give a folder for "
+                         f"{' and '.join(files)} (a new or an existing one)")
+    if os.path.isdir(out):
+        for name in files:
+            if os.path.isdir(os.path.join(out, name)):
+                raise UsageError(f"--out {out}: {os.path.join(out, name)} is a folder; cannot "
+                                 f"write {name} there")
+        existing = out
+    else:
+        existing = os.path.dirname(os.path.abspath(out))
+        while not os.path.exists(existing):
+            existing = os.path.dirname(existing)
+        if not os.path.isdir(existing):
+            raise UsageError(f"--out {out}: cannot create it, {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: cannot write in {existing} (permission denied)")
+
+
+def new_run_dir(base: str) -> str:
+    """``base`` if no such path exists yet, else the first free ``base-2``, ``base-3``, ...: the
+    command line's default ``--out``, so that a run never replaces an earlier run's files."""
+    path, n = base, 1
+    while os.path.exists(path):
+        n += 1
+        path = f"{base}-{n}"
+    return path
+
+
+def data_name(data: str | None) -> str:
+    """``digits``, or the file name of ``--data`` without its folder and ``.npz``."""
+    if data is None:
+        return "digits"
+    name = os.path.basename(os.path.normpath(data))
+    return name[:-4] if name.endswith(".npz") and len(name) > 4 else name
+
+
+def load_model(path: str | os.PathLike[str], device: Any = "cpu") -> nn.Module:
+    """The trained network of a ``train`` checkpoint, rebuilt from the config saved in it, with
+    its weights, on ``device``, in eval mode.
+
+    ``path`` is the ``checkpoint.pt`` file or the run folder holding it. Works for every model
+    of ``autograd-gpu train`` (mlp, cnn, transformer, lstm). Inputs of an mlp or cnn must be
+    standardised as in training: ``(x - mean) / std`` with the checkpoint's
+    ``normalization`` entry.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        path = os.path.join(path, "checkpoint.pt")
+    ckpt = torch.load(path, map_location="cpu")
+    if not isinstance(ckpt, dict) or not {"model", "config"} <= set(ckpt):
+        raise ValueError(f"{path}: not a checkpoint of autograd-gpu train (no 'model' and "
+                         "'config' entries)")
+    cfg = ckpt["config"]
+    if cfg.get("model") in ("transformer", "lstm"):
+        from . import train_seq
+
+        model: nn.Module = train_seq.build_model(cfg)
+    else:
+        model = build_model(cfg)
+    model.load_state_dict(ckpt["model"])
+    return model.to(device).eval()
 
 
 # ---- data ----------------------------------------------------------------------------------
@@ -168,9 +266,11 @@ def build_model(cfg: Config | dict[str, Any]) -> nn.Module:
 
 
 def make_optimizer(cfg: Config, model: nn.Module) -> torch.optim.Optimizer:
+    """Adam, or SGD with momentum 0.9, at ``cfg.lr`` (``None``: ``DEFAULT_LR[cfg.optimizer]``)."""
+    lr = DEFAULT_LR[cfg.optimizer] if cfg.lr is None else cfg.lr
     if cfg.optimizer == "sgd":
-        return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=0.9)
-    return torch.optim.Adam(model.parameters(), lr=cfg.lr)
+        return torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    return torch.optim.Adam(model.parameters(), lr=lr)
 
 
 # ---- training ------------------------------------------------------------------------------
@@ -208,8 +308,9 @@ def evaluate(model: nn.Module, loader: DataLoader, loss_fn: nn.Module,
     return total_loss / seen, correct / seen
 
 
-def plot_history(history: dict[str, list[float]], path: str) -> None:
-    """Save the loss and accuracy curves (train and test, per epoch) as a PNG."""
+def plot_history(history: dict[str, list[float]], path: Any, title: str | None = None) -> None:
+    """Save the loss and accuracy curves (train and test, per epoch) as a PNG (``path``: a file
+    name or a binary file object), titled ``title``."""
     _require("matplotlib", "matplotlib")
     # NOTE: a bare Figure on the Agg canvas: no pyplot, no global backend switch, no display.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -225,12 +326,33 @@ def plot_history(history: dict[str, list[float]], path: str) -> None:
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.legend()
-    fig.savefig(path, dpi=100)
+    if title:
+        fig.suptitle(title)
+    fig.savefig(path, dpi=100, format="png")
+
+
+def save_run(out: str, state: dict[str, Any], plot: Any) -> tuple[str, str]:
+    """Write ``state`` as ``out/checkpoint.pt`` (``torch.save``: atomic), then ``out/curves.png``
+    through ``plot(file)`` (a temp file renamed over the target); returns both paths."""
+    from .utils._atomic import replace_atomically
+
+    os.makedirs(out, exist_ok=True)
+    ckpt, png = (os.path.join(out, name) for name in OUTPUTS)
+    torch.save(state, ckpt)
+    replace_atomically(png, plot)
+    return ckpt, png
 
 
 def run(cfg: Config) -> tuple[nn.Module, dict[str, list[float]]]:
     """Train as ``cfg`` says, save ``checkpoint.pt`` and ``curves.png`` under ``cfg.out``, and
     return the trained model and the per-epoch history."""
+    if cfg.optimizer not in DEFAULT_LR:
+        raise UsageError(f"unknown optimizer {cfg.optimizer!r}; expected 'adam' or 'sgd'")
+    if cfg.lr is None:
+        cfg.lr = DEFAULT_LR[cfg.optimizer]
+    if cfg.out is None:
+        cfg.out = new_run_dir(os.path.join("runs", f"{data_name(cfg.data)}-{cfg.model}"))
+    check_out_dir(cfg.out)
     tqdm = _require("tqdm", "tqdm").tqdm
     _require("matplotlib", "matplotlib")
     device = resolve_device(cfg.device)
@@ -269,12 +391,11 @@ def run(cfg: Config) -> tuple[nn.Module, dict[str, list[float]]]:
         bar.set_postfix({"loss": f"{train_loss:.4f}", "acc": f"{train_acc:.2%}",
                          "test_acc": f"{test_acc:.2%}"})
 
-    os.makedirs(cfg.out, exist_ok=True)
-    ckpt_path = os.path.join(cfg.out, "checkpoint.pt")
-    png_path = os.path.join(cfg.out, "curves.png")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "config": asdict(cfg), "normalization": stats, "history": history}, ckpt_path)
-    plot_history(history, png_path)
+    title = f"{cfg.model} on {data_name(cfg.data)} ({cfg.optimizer}, lr {cfg.lr:g})"
+    ckpt_path, png_path = save_run(
+        cfg.out, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                  "config": asdict(cfg), "normalization": stats, "history": history},
+        lambda fh: plot_history(history, fh, title))
     if not cfg.quiet:
         print(f"trained {cfg.epochs} epochs in {time.perf_counter() - start:.1f} s; saved "
               f"{ckpt_path} and {png_path}")

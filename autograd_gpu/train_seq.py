@@ -15,7 +15,14 @@ the validation loss. At the end it prints a sample drawn with ``torch.multinomia
 softmax of the logits divided by ``temperature``, keeping the ``top_k`` most likely characters.
 
 Both save ``checkpoint.pt`` (model and optimizer state dicts, config, history, and the text's
-characters) and ``curves.png`` under ``out``, as ``train.py`` does for the digits.
+characters) and ``curves.png`` (titled with the model and the task or file) under ``out``, as
+``train.py`` does for the digits, after the same checks before any work (``check_out_dir``);
+without ``out``, a new folder ``runs/sort-MODEL`` or ``runs/text-MODEL`` (numbered ``-2``,
+``-3``, ... when taken). ``train.load_model`` rebuilds a trained model from its checkpoint.
+Default learning rates (``DEFAULT_LR``, cosine decay to 0): Adam 3e-3; SGD with momentum 0.9,
+0.3 (measured: sort 100% for both models and seeds 1, 2; after 8 epochs lstm 100% where 0.1
+reached 42%; --text over 600 steps of README.md, validation loss lstm 2.20 (Adam 2.37, SGD 0.1
+2.81), transformer 2.54 (Adam 2.27, SGD 0.1 2.73); at 1.0 the transformer diverged).
 """
 
 from __future__ import annotations
@@ -30,15 +37,26 @@ import autograd_gpu as torch
 from autograd_gpu import nn
 from autograd_gpu.nn import functional as F
 
-from .train import UsageError, _require, make_optimizer, plot_history, resolve_device
+from .train import (
+    UsageError,
+    _require,
+    check_out_dir,
+    make_optimizer,
+    new_run_dir,
+    plot_history,
+    resolve_device,
+    save_run,
+)
 
 SEP = 3  # the separator token of the sort task; digits are tokens 0, 1, 2
+DEFAULT_LR = {"adam": 3e-3, "sgd": 0.3}
 
 
 @dataclass
 class SeqConfig:
     """Everything a sequence run depends on; saved in the checkpoint (``build_model`` rebuilds
-    the network from it)."""
+    the network from it). ``lr=None``: the optimizer's ``DEFAULT_LR``; ``out=None``: a new
+    ``runs/sort-MODEL`` or ``runs/text-MODEL`` folder; both filled in before training."""
 
     model: str = "transformer"
     task: str | None = "sort"
@@ -46,11 +64,11 @@ class SeqConfig:
     epochs: int = 40
     steps: int = 1500
     batch_size: int = 32
-    lr: float = 3e-3
+    lr: float | None = None
     optimizer: str = "adam"
     seed: int = 0
     device: str = "auto"
-    out: str = os.path.join("runs", "sort")
+    out: str | None = None
     quiet: bool = False
     d_model: int = 64
     nhead: int = 4
@@ -108,19 +126,25 @@ def build_model(cfg: SeqConfig | dict[str, Any]) -> SeqModel:
                     c["num_layers"])
 
 
-def _save(model: nn.Module, optimizer: torch.optim.Optimizer, cfg: SeqConfig,
-          history: dict[str, list[float]], plot: Any) -> tuple[str, str]:
-    """Write ``checkpoint.pt`` (atomically, as ``torch.save`` does) and ``curves.png`` (through
-    a temp file renamed over the target) under ``cfg.out``."""
-    from .utils._atomic import replace_atomically
+def _prepare(cfg: SeqConfig, job: str) -> None:
+    """Fill in the default learning rate and output folder, and check the outputs, before any
+    work."""
+    if cfg.optimizer not in DEFAULT_LR:
+        raise UsageError(f"unknown optimizer {cfg.optimizer!r}; expected 'adam' or 'sgd'")
+    if cfg.lr is None:
+        cfg.lr = DEFAULT_LR[cfg.optimizer]
+    if cfg.out is None:
+        cfg.out = new_run_dir(os.path.join("runs", f"{job}-{cfg.model}"))
+    check_out_dir(cfg.out)
 
-    os.makedirs(cfg.out, exist_ok=True)
-    ckpt = os.path.join(cfg.out, "checkpoint.pt")
-    png = os.path.join(cfg.out, "curves.png")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "config": asdict(cfg), "history": history}, ckpt)
-    replace_atomically(png, lambda fh: plot(history, fh))
-    return ckpt, png
+
+def _save(model: nn.Module, optimizer: torch.optim.Optimizer, cfg: SeqConfig,
+          history: dict[str, list[float]], plot: Any, title: str) -> tuple[str, str]:
+    """Write ``checkpoint.pt`` and ``curves.png`` (titled ``title``) under ``cfg.out``."""
+    assert cfg.out is not None
+    return save_run(cfg.out, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                              "config": asdict(cfg), "history": history},
+                    lambda fh: plot(history, fh, title))
 
 
 # ---- the sort task -------------------------------------------------------------------------
@@ -181,6 +205,7 @@ def evaluate_sort(model: nn.Module, rows: torch.Tensor, length: int) -> tuple[fl
 def run_sort(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]]]:
     """Train on the sort task as ``cfg`` says, save the checkpoint and curves, return the model
     and the per-epoch history (``test_acc``: greedy exact-sequence accuracy)."""
+    _prepare(cfg, "sort")
     tqdm = _require("tqdm", "tqdm").tqdm
     _require("matplotlib", "matplotlib")
     device = resolve_device(cfg.device)
@@ -221,7 +246,9 @@ def run_sort(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]]]:
             history[key].append(value)
         bar.set_postfix({"loss": f"{history['train_loss'][-1]:.4f}",
                          "test_acc": f"{test_acc:.2%}"})
-    ckpt, png = _save(model, optimizer, cfg, history, plot_history)
+    ckpt, png = _save(model, optimizer, cfg, history, plot_history,
+                      f"{cfg.model} on sort ({cfg.length} digits from 0..{cfg.digits - 1}; "
+                      f"{cfg.optimizer}, lr {cfg.lr:g})")
     if not cfg.quiet:
         print(f"trained {cfg.epochs} epochs in {time.perf_counter() - start:.1f} s; saved "
               f"{ckpt} and {png}")
@@ -278,8 +305,8 @@ def sample(model: nn.Module, start: torch.Tensor, length: int, block: int, tempe
     return seq[0, len(start):]
 
 
-def plot_lm(history: dict[str, list[float]], path: Any) -> None:
-    """Save the train and validation loss per evaluation step as a PNG."""
+def plot_lm(history: dict[str, list[float]], path: Any, title: str | None = None) -> None:
+    """Save the train and validation loss per evaluation step as a PNG, titled ``title``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -292,6 +319,8 @@ def plot_lm(history: dict[str, list[float]], path: Any) -> None:
     ax.set_ylabel("cross-entropy (nats per character)")
     ax.grid(alpha=0.3)
     ax.legend()
+    if title:
+        ax.set_title(title)
     fig.savefig(path, dpi=100, format="png")
 
 
@@ -299,6 +328,7 @@ def run_text(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]], str]:
     """Train the character-level model on ``cfg.text``; save the checkpoint and curves; return
     the model, the history (every ``steps // 20`` steps) and the generated sample."""
     assert cfg.text is not None
+    _prepare(cfg, "text")
     tqdm = _require("tqdm", "tqdm").tqdm
     _require("matplotlib", "matplotlib")
     device = resolve_device(cfg.device)
@@ -346,7 +376,9 @@ def run_text(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]], str]:
     out = sample(model, first, cfg.sample_length, cfg.block_size, cfg.temperature, cfg.top_k,
                  torch.Generator().manual_seed(cfg.seed))
     generated = text[0] + "".join(cfg.chars[i] for i in out.tolist())
-    ckpt, png = _save(model, optimizer, cfg, history, plot_lm)
+    ckpt, png = _save(model, optimizer, cfg, history, plot_lm,
+                      f"{cfg.model} on {os.path.basename(cfg.text)} ({cfg.optimizer}, lr "
+                      f"{cfg.lr:g})")
     if not cfg.quiet:
         print(f"trained {cfg.steps} steps in {time.perf_counter() - start:.1f} s; saved "
               f"{ckpt} and {png}")
