@@ -8,7 +8,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-text = "the quick brown fox jumps over the lazy dog. " * 20
+text = "the quick brown fox jumps over the lazy dog. " * 8
 chars = sorted(set(text))
 stoi = {c: i for i, c in enumerate(chars)}
 data = torch.tensor([stoi[c] for c in text])
@@ -48,7 +48,7 @@ class GPT(nn.Module):
 torch.manual_seed(0)
 model = GPT()
 opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
-for step in range(120):
+for step in range(60):
     start = torch.randint(0, len(data) - block - 1, (16,))
     xb = torch.stack([data[s:s + block] for s in start])
     yb = torch.stack([data[s + 1:s + block + 1] for s in start])

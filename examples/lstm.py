@@ -11,8 +11,8 @@ from torch import nn
 class Summer(nn.Module):
     def __init__(self) -> None:
         super().__init__()
-        self.lstm = nn.LSTM(1, 32, batch_first=True)
-        self.out = nn.Linear(32, 1)
+        self.lstm = nn.LSTM(1, 24, batch_first=True)
+        self.out = nn.Linear(24, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h, _ = self.lstm(x)
@@ -20,11 +20,11 @@ class Summer(nn.Module):
 
 
 torch.manual_seed(0)
-x = torch.randint(0, 10, (128, 12, 1)).float() / 10
+x = torch.randint(0, 10, (64, 10, 1)).float() / 10
 target = x.squeeze(-1).cumsum(1)
 model = Summer()
-opt = torch.optim.Adam(model.parameters(), lr=0.01)
-for step in range(150):
+opt = torch.optim.Adam(model.parameters(), lr=0.005)
+for step in range(60):
     loss = nn.functional.mse_loss(model(x), target)
     opt.zero_grad()
     loss.backward()

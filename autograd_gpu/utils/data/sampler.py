@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator, Sequence
 
 from ... import dtypes
-from ...creation import as_tensor
+from ...creation import as_tensor, empty
 from ...functions import multinomial
+from ...functions.sampling_inplace import random_
 from ...random import Generator, randint, randperm
 
 
@@ -40,7 +41,8 @@ def _fresh_generator(generator: Generator | None) -> Generator:
     ``manual_seed`` makes the order reproducible and each pass draws a new order."""
     if generator is not None:
         return generator
-    seed = int(randint(0, (1 << 63) - 1, ()).item())
+    # NOTE: PyTorch's draw (``empty((), dtype=int64).random_()``), so a seed gives its orders
+    seed = int(random_(empty((), dtype=dtypes.int64)).item())
     return Generator().manual_seed(seed)
 
 
