@@ -231,7 +231,12 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
     default = dtypes.get_default_dtype()
     if dt.is_complex:
         default = dtypes.get_default_complex_dtype()
-    if t.numel() == 0:
+    if t._device.type == "meta":  # NOTE: no values: PyTorch shows the size and any dtype
+        suffixes.append(f"size={tuple(t.shape)}")
+        if dt is not dtypes.get_default_dtype():
+            suffixes.append(f"dtype={dt!r}")
+        body = "..."
+    elif t.numel() == 0:
         if t.ndim != 1:
             suffixes.append(f"size={tuple(t.shape)}")
         # NOTE: an empty tensor shows every non-default dtype, int64 and bool included.

@@ -73,10 +73,38 @@ def _is_index(s: Any) -> bool:
 def _filled(fn: str, size: tuple[Any, ...], kwargs: dict[str, Any], dtype: Any, device: Any,
             requires_grad: bool) -> Tensor:
     dtypes.check_dtype(fn, dtype)
+    out = kwargs.pop("out", None)
     shape = parse_size(fn, size, kwargs)
+    if out is not None:
+        return _filled_out(fn, shape, out, dtype, device, requires_grad)
     dev = as_device(device)
     dt = dtype or dtypes.get_default_dtype()
     return finish(getattr(dev.backend, fn)(shape, dtype=dt.name), dev, requires_grad)
+
+
+def _filled_out(fn: str, shape: tuple[int, ...], out: Any, dtype: Any, device: Any,
+                requires_grad: bool) -> Tensor:
+    """``zeros``/``ones``/``empty`` with ``out=``: ``out`` resized to ``shape`` (silently, as
+    PyTorch's factories do) and filled; its dtype and device must agree with any given."""
+    from .autograd.grad_mode import no_grad
+    from .functions.out import check_out_grad
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {dtypes.scalar_type_name(dtype)} does not match dtype of out "
+                           f"parameter ({dtypes.scalar_type_name(out.dtype)})")
+    if device is not None and as_device(device).type != out.device.type:
+        raise RuntimeError(f"device type {as_device(device).type} does not match device type of "
+                           f"out parameter ({out.device.type})")
+    check_out_grad(f"aten::{fn}", (), out)
+    with no_grad():
+        out.resize_(shape)
+        if fn != "empty":
+            out.fill_(0 if fn == "zeros" else 1)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 def zeros(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,

@@ -13,11 +13,26 @@ from . import memory as _memory
 from .backends import cuda_support
 from .backends.base import OutOfMemoryError
 
-__all__ = ["OutOfMemoryError", "current_device", "device_count", "device_memory_info",
-           "empty_cache", "get_device_name", "is_available", "manual_seed", "manual_seed_all",
-           "max_memory_allocated", "max_memory_reserved", "mem_get_info", "memory_allocated",
-           "memory_reserved", "memory_stats", "memory_summary", "reset_peak_memory_stats",
-           "set_device", "synchronize"]
+__all__ = ["Event", "OutOfMemoryError", "current_device", "current_stream", "device",
+           "device_count", "device_memory_info", "empty_cache", "get_arch_list",
+           "get_device_capability", "get_device_name", "get_device_properties", "get_rng_state",
+           "get_rng_state_all", "init", "initial_seed", "ipc_collect", "is_available",
+           "is_bf16_supported", "is_initialized", "is_tf32_supported", "manual_seed",
+           "manual_seed_all", "max_memory_allocated", "max_memory_reserved", "mem_get_info",
+           "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
+           "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_rng_state",
+           "set_rng_state_all", "synchronize"]
+
+
+def __getattr__(name: str) -> Any:
+    # NOTE: the legacy typed classes (``cuda.FloatTensor``, ...) live in legacy.py, which builds
+    # on Tensor: reached lazily, as this module loads before it.
+    if name.endswith("Tensor"):
+        from .legacy import CUDA_TYPES
+
+        if name in CUDA_TYPES:
+            return CUDA_TYPES[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_available() -> bool:
@@ -50,18 +65,20 @@ def _index(device: Any) -> int:
 
 
 def set_device(device: Any) -> None:
-    cuda_support._cupy().cuda.Device(_index(device)).use()
+    if not isinstance(device, int) and device is not None:
+        _cuda_device(device)  # NOTE: PyTorch refuses a non-CUDA device before starting CUDA
+    idx = _index(device)
+    cuda_support._cupy().cuda.Device(idx).use()
 
 
 def get_device_name(device: Any = None) -> str:
-    idx = _index(device)
-    name = cuda_support._cupy().cuda.runtime.getDeviceProperties(idx)["name"]
-    return name.decode() if isinstance(name, bytes) else str(name)
+    return get_device_properties(device).name
 
 
 def synchronize(device: Any = None) -> None:
     """Wait for all work queued on ``device`` (the current one by default) to finish."""
-    cuda_support._cupy().cuda.Device(_index(device)).synchronize()
+    idx = _index(device)
+    cuda_support._cupy().cuda.Device(idx).synchronize()
 
 
 def manual_seed(seed: int) -> None:
@@ -76,6 +93,175 @@ def manual_seed(seed: int) -> None:
 
 
 manual_seed_all = manual_seed
+
+
+def seed() -> None:
+    """Reseed the current CUDA device's generator non-deterministically (no-op without CUDA)."""
+    if is_available():
+        _generator(None).seed()
+
+
+def seed_all() -> None:
+    """Reseed every CUDA device's generator non-deterministically (no-op without CUDA)."""
+    for i in range(device_count()):
+        _generator(i).seed()
+
+
+def _generator(device: Any) -> Any:
+    from .device import device as _device
+    from .random import default_generator
+
+    return default_generator(_device("cuda", _index(device)))
+
+
+def initial_seed() -> int:
+    return int(_generator(None).initial_seed())
+
+
+def get_rng_state(device: Any = "cuda") -> Any:
+    """The state of a CUDA device's default generator (``set_rng_state`` restores it)."""
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
+    """Restore a CUDA generator's state; without CUDA a no-op, as in PyTorch (which defers it)."""
+    if is_available():
+        _generator(device).set_state(new_state)
+
+
+def get_rng_state_all() -> list[Any]:
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states: Any) -> None:
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def is_initialized() -> bool:
+    """Whether this process has started CUDA (made a CUDA tensor)."""
+    return _allocator() is not None and is_available()
+
+
+def init() -> None:
+    """Check that CUDA can start here (PyTorch's errors where it cannot)."""
+    cuda_support.check_cuda_available()
+
+
+def ipc_collect() -> None:
+    cuda_support.check_cuda_available()
+
+
+class _CudaDeviceProperties:
+    """What ``get_device_properties`` reports (PyTorch's attribute names)."""
+
+    def __init__(self, props: dict[str, Any]) -> None:
+        name = props.get("name", b"")
+        self.name = name.decode() if isinstance(name, bytes) else str(name)
+        self.major, self.minor = int(props.get("major", 0)), int(props.get("minor", 0))
+        self.total_memory = int(props.get("totalGlobalMem", 0))
+        self.multi_processor_count = int(props.get("multiProcessorCount", 0))
+        self.warp_size = int(props.get("warpSize", 32))
+        self.max_threads_per_block = int(props.get("maxThreadsPerBlock", 1024))
+        self.shared_memory_per_block = int(props.get("sharedMemPerBlock", 0))
+        self.is_integrated = int(props.get("integrated", 0))
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1 << 20)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device: Any = None) -> _CudaDeviceProperties:
+    idx = _index(device)
+    return _CudaDeviceProperties(cuda_support._cupy().cuda.runtime.getDeviceProperties(idx))
+
+
+def get_device_capability(device: Any = None) -> tuple[int, int]:
+    props = get_device_properties(device)
+    return props.major, props.minor
+
+
+def get_arch_list() -> list[str]:
+    """``[]``: autograd_gpu compiles its kernels at run time for the device in use (NVRTC), so
+    no architecture list is built in (PyTorch's answer without CUDA)."""
+    return []
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: autograd_gpu has no bfloat16 dtype."""
+    return False
+
+
+def is_tf32_supported() -> bool:
+    """False: float32 products run in full float32 here (CuPy's default)."""
+    return False
+
+
+class device:  # noqa: N801  (PyTorch's name)
+    """``with cuda.device(i):`` makes CUDA device ``i`` current inside the block (a negative
+    index or None: no change)."""
+
+    def __init__(self, device: Any) -> None:
+        self.idx = -1 if device is None else _device_index_of(device)
+        self.prev_idx = -1
+
+    def __enter__(self) -> None:
+        if self.idx >= 0:
+            if cuda_support._cupy() is None:
+                raise RuntimeError("PyTorch was compiled without CUDA support")
+            self.prev_idx = current_device()
+            if self.prev_idx != self.idx:
+                set_device(self.idx)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+
+
+def _device_index_of(dev: Any) -> int:
+    """An index without starting CUDA (``device('cuda')``: the current one, -1 stands for it)."""
+    from .device import device as _device
+
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        return dev
+    d = _device(dev)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return -1 if d.index is None else d.index
+
+
+class Event:
+    """A CUDA event (CuPy's): ``record()``, ``synchronize()``, ``query()``, and
+    ``elapsed_time(end)`` in milliseconds when made with ``enable_timing=True``."""
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False,
+                 interprocess: bool = False) -> None:
+        if cuda_support._cupy() is None:
+            raise RuntimeError("Tried to instantiate dummy base class Event")
+        cuda_support.check_cuda_available()
+        self._event = cuda_support._cupy().cuda.Event(block=blocking,
+                                                       disable_timing=not enable_timing,
+                                                       interprocess=interprocess)
+
+    def record(self, stream: Any = None) -> None:
+        self._event.record(stream)
+
+    def synchronize(self) -> None:
+        self._event.synchronize()
+
+    def query(self) -> bool:
+        return bool(self._event.done)
+
+    def elapsed_time(self, end_event: Event) -> float:
+        return float(cuda_support._cupy().cuda.get_elapsed_time(self._event, end_event._event))
+
+
+def current_stream(device: Any = None) -> Any:
+    """The current CUDA stream of ``device`` (CuPy's stream: ``synchronize()``, ``done``)."""
+    idx = _index(device)
+    with cuda_support._cupy().cuda.Device(idx):
+        return cuda_support._cupy().cuda.get_current_stream()
 
 
 # ---- memory (the tracker's CUDA half; see ``autograd_gpu.memory``) -----------------------------
@@ -109,7 +295,7 @@ def _counters(dev: Any) -> tuple[Any, int]:
     NOTE: as in PyTorch, a process that has not used CUDA reports zeros (no error, no CuPy import).
     """
     mod = _allocator()
-    if mod is None:
+    if mod is None or cuda_support._cupy() is None:
         return _IDLE, -1
     index = _index(dev)
     return mod.device_memory(index), index

@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# NOTE: PyTorch parses every type it knows; only cpu and cuda can hold tensors here (as_device).
+# NOTE: PyTorch parses every type it knows; cpu, cuda and meta (shape and dtype, no storage)
+# can hold tensors here (as_device).
 _KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                 "privateuseone")
-_TENSOR_TYPES = ("cpu", "cuda")
+_TENSOR_TYPES = ("cpu", "cuda", "meta")
 _DEVICE_RE = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 _UNSET: Any = object()
 
@@ -102,6 +103,17 @@ class device:  # noqa: N801  (PyTorch's name)
     def __reduce__(self) -> tuple[Any, ...]:
         return (device, (self.type,) if self.index is None else (self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with device('meta'):`` makes this the default device of factories in the block."""
+        _STACK.append(_DEFAULT[0])
+        # NOTE: resolved when a tensor is made (PyTorch enters a 'cuda' block without CUDA and
+        # fails at the first factory).
+        _DEFAULT[0] = None if self.type == "cpu" else self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _DEFAULT[0] = _STACK.pop()
+
     @property
     def backend(self) -> Any:
         """The array backend for this device (NumPy for CPU, CuPy for CUDA; loaded on first use)."""
@@ -115,7 +127,9 @@ class device:  # noqa: N801  (PyTorch's name)
 
 
 CPU = device("cpu")
+META = device("meta")
 _DEFAULT: list[device | None] = [None]  # set_default_device's choice (None: the CPU)
+_STACK: list[device | None] = []  # the defaults that ``with device(...)`` blocks replaced
 
 
 def default_device() -> device:
@@ -146,8 +160,10 @@ def as_device(d: str | device | int | None) -> device:
     if dev.type == "cpu":
         return CPU
     if dev.type not in _TENSOR_TYPES:
-        raise RuntimeError(f"autograd_gpu tensors live on 'cpu' or 'cuda' devices only, not "
-                           f"'{dev}'")
+        raise RuntimeError(f"autograd_gpu tensors live on 'cpu', 'cuda' or 'meta' devices only, "
+                           f"not '{dev}'")
+    if dev.type == "meta":
+        return META
     if dev.index is None:
         # NOTE: 'cuda' without an index means the current CUDA device, as in PyTorch.
         from .backends import current_cuda_device

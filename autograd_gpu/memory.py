@@ -138,8 +138,11 @@ def _counters(device: Any) -> tuple[Counters, int | None]:
         else _device("cuda", device)
     if dev.type == "cpu":
         return _CPU, None
+    if dev.type == "meta":
+        return Counters(), None  # NOTE: meta tensors have no storage: always zeros
     if dev.type != "cuda":
-        raise ValueError(f"memory statistics exist for 'cpu' and 'cuda' devices, not '{dev}'")
+        raise ValueError(f"memory statistics exist for 'cpu', 'cuda' and 'meta' devices, not "
+                         f"'{dev}'")
     from . import cuda
 
     return cuda._counters(dev)

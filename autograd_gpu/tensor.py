@@ -60,7 +60,8 @@ _WARNED_ONCE: set[str] = set()  # PyTorch's TORCH_WARN_ONCE warnings already giv
 class Tensor(TensorMethods):
     """A multi-dimensional array on a device that can record a backward graph.
 
-    Create tensors with the factories (``tensor``, ``zeros``, ``randn``, ...), not this class.
+    Create tensors with the factories (``tensor``, ``zeros``, ``randn``, ...); calling the class
+    is PyTorch's legacy constructor (``Tensor([1, 2])``, ``Tensor(2, 3)``, see ``legacy.py``).
     """
 
     _data: Any
@@ -96,8 +97,14 @@ class Tensor(TensorMethods):
             t._is_inference = True
         return t
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """PyTorch's legacy constructor: ``Tensor(data)``, ``Tensor(*sizes)`` (``legacy.py``)."""
+        from .legacy import construct_default
+
+        return construct_default(cls, args, kwargs)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("create tensors with autograd_gpu.tensor(), zeros(), randn(), ...")
+        pass  # NOTE: __new__ did the work
 
     # ---- properties -------------------------------------------------------------------------
     @property
@@ -157,6 +164,10 @@ class Tensor(TensorMethods):
     @property
     def is_cpu(self) -> bool:
         return self._device.type == "cpu"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
 
     def get_device(self) -> int:
         return -1 if self._device.index is None else self._device.index
@@ -343,7 +354,7 @@ class Tensor(TensorMethods):
         if self._device.type != "cpu":
             if not force:
                 raise TypeError(
-                    f"can't convert {self._device.type}:{self._device.index} device type tensor to "
+                    f"can't convert {self._device} device type tensor to "
                     "numpy. Use Tensor.cpu() to copy the tensor to host memory first."
                 )
             return self.backend.to_host(self._data)
@@ -356,6 +367,8 @@ class Tensor(TensorMethods):
     def item(self) -> Any:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if self._device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._data.reshape(()).item() if self._device.type == "cpu" else self.cpu().item()
 
     def tolist(self) -> Any:
@@ -450,12 +463,10 @@ class Tensor(TensorMethods):
     def cuda(self, device: Any = None) -> Tensor:
         return F.to(self, "cuda" if device is None else device)
 
-    def type(self, dtype: Any = None) -> Any:
-        if dtype is None:
-            from .autograd.node import _type_str
+    def type(self, dtype: Any = None, non_blocking: _bool = False, **kwargs: Any) -> Any:
+        from .legacy import convert
 
-            return _type_str(self)
-        return F.to(self, dtype)
+        return convert(self, dtype, non_blocking, **kwargs)
 
     def float(self) -> Tensor:
         return F.to(self, dtypes.float32)
@@ -514,7 +525,10 @@ class Tensor(TensorMethods):
         return st if dim is None else st[F.normalize_dim(dim, self.ndim)]
 
     def data_ptr(self) -> _int:
-        return int(self._data.__array_interface__["data"][0]) if self._device.type == "cpu" else int(self._data.data.ptr)
+        kind = self._device.type
+        if kind == "meta":
+            return 0  # NOTE: no storage, as PyTorch's meta tensors
+        return int(self._data.__array_interface__["data"][0]) if kind == "cpu" else int(self._data.data.ptr)
 
     def untyped_storage(self) -> Any:
         return F.Storage(self)

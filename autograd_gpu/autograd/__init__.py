@@ -15,10 +15,11 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly", "enable_grad",
     "grad", "gradcheck", "gradgradcheck", "graph", "inference_mode", "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
-    "once_differentiable", "set_detect_anomaly", "set_grad_enabled",
+    "once_differentiable", "set_detect_anomaly", "set_grad_enabled", "Variable",
 ]

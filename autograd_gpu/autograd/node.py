@@ -355,6 +355,8 @@ def _apply_across_devices(cls: Any, inputs: tuple[Any, ...], params: dict[str, A
     op on another device (moved there by a differentiable copy); any other mix is an error."""
     T = Tensor_
     main = {t._device for t in inputs if isinstance(t, T) and (t._device.type != "cpu" or t.ndim)}
+    if len(main) != 1 and "meta" in (first.type, other.type):
+        raise RuntimeError(f"Tensor on device {other} is not on the expected device {first}!")
     if len(main) != 1:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
                            f"devices, {_dev_names(first, other)}!")

@@ -50,9 +50,13 @@ def _count() -> int:
 
 
 def check_cuda_available() -> None:
-    """Raise a clear error when CUDA tensors cannot be created here."""
+    """Raise a clear error when CUDA tensors cannot be created here: without CuPy PyTorch's
+    ``AssertionError: Torch not compiled with CUDA enabled`` (a CPU build's), without a GPU
+    PyTorch's ``RuntimeError: Found no NVIDIA driver on your system``."""
     if _cupy() is None:
-        raise RuntimeError(f"Torch not compiled with CUDA enabled: CuPy is not installed; {_INSTALL_HINT}")
+        # NOTE: PyTorch's type and first line (a CPU build's ``_lazy_init``), then how to fix it.
+        raise AssertionError(f"Torch not compiled with CUDA enabled\nCuPy is not installed; "
+                             f"{_INSTALL_HINT}")
     if not _gpu_present():
         raise RuntimeError(
             "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "

@@ -18,6 +18,7 @@ from ..autograd.node import named_type
 from ..tensor import Tensor
 from . import arith, compare, rounding, shape, unary
 from .inplace_ops import clamp_, fill_, inplace, zero_
+from .out import found_dtype, with_out
 from .view_writes import _check_overlap
 
 __all__ = [
@@ -38,12 +39,13 @@ def _alias(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     return alias
 
 
-greater = _alias(compare.gt, "greater")
-greater_equal = _alias(compare.ge, "greater_equal")
-less = _alias(compare.lt, "less")
-less_equal = _alias(compare.le, "less_equal")
-not_equal = _alias(compare.ne, "not_equal")
-absolute = _alias(unary.abs, "absolute")
+# NOTE: with ``out=``, as the functions they name (out_variants.py).
+greater = _alias(with_out(compare.gt, "greater"), "greater")
+greater_equal = _alias(with_out(compare.ge, "greater_equal"), "greater_equal")
+less = _alias(with_out(compare.lt, "less"), "less")
+less_equal = _alias(with_out(compare.le, "less_equal"), "less_equal")
+not_equal = _alias(with_out(compare.ne, "not_equal"), "not_equal")
+absolute = _alias(with_out(unary.abs, "absolute", check=found_dtype), "absolute")
 
 
 def argwhere(input: Tensor) -> Tensor:  # noqa: A002

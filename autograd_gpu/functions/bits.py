@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from .arith import _is_scalar, _promote, as_tensor_like, operands
 from .checks import expect_tensor
 from .inplace_ops import inplace
+from .out import with_out
 
 __all__ = ["gcd", "gcd_", "lcm", "lcm_", "bitwise_left_shift", "bitwise_right_shift", "frexp",
            "unravel_index"]
@@ -92,10 +93,13 @@ def _shift(left: bool) -> Callable[[Any, Any, Any, dtypes.dtype], Any]:
     return compute
 
 
-gcd = _binary_int("gcd", "gcd", _gcd, False)
-lcm = _binary_int("lcm", "lcm", _lcm, False)
-bitwise_left_shift = _binary_int("bitwise_left_shift", "lshift", _shift(True), True)
-bitwise_right_shift = _binary_int("bitwise_right_shift", "rshift", _shift(False), True)
+# NOTE: ``out=`` as PyTorch's TensorIterator ops take it (any dtype the result casts to).
+gcd = with_out(_binary_int("gcd", "gcd", _gcd, False), "gcd")
+lcm = with_out(_binary_int("lcm", "lcm", _lcm, False), "lcm")
+bitwise_left_shift = with_out(_binary_int("bitwise_left_shift", "lshift", _shift(True), True),
+                              "bitwise_left_shift")
+bitwise_right_shift = with_out(_binary_int("bitwise_right_shift", "rshift", _shift(False), True),
+                               "bitwise_right_shift")
 
 
 def gcd_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
@@ -123,8 +127,9 @@ class _Frexp(Node):
         return (grad * self.wrap(scale.astype(grad.dtype.name)),)
 
 
-def frexp(input: Tensor) -> Any:  # noqa: A002
-    """The mantissa in ``[0.5, 1)`` (signed) and the int32 exponent of each element."""
+def _frexp(input: Tensor) -> Any:  # noqa: A002
+    """The mantissa in ``[0.5, 1)`` (signed) and the int32 exponent of each element; ``out=``
+    takes a mantissa of the input's dtype and an int32 exponent."""
     expect_tensor("frexp", "input", 1, input)
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -132,6 +137,20 @@ def frexp(input: Tensor) -> Any:  # noqa: A002
 
     m, e = _Frexp.apply(input)
     return result(m, e)
+
+
+def _frexp_out(result: Any, out: Any, args: tuple[Any, ...]) -> None:
+    m, e = tuple(out)[:2] if isinstance(out, (tuple, list)) and len(out) == 2 else (None, None)
+    if isinstance(m, Tensor) and m.dtype is not result[0].dtype:
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype "
+                           f"{dtypes.c_type_name(result[0].dtype)} but got "
+                           f"{dtypes.c_type_name(m.dtype)}")
+    if isinstance(e, Tensor) and e.dtype is not dtypes.int32:
+        raise RuntimeError("torch.frexp() expects exponent to have int dtype but got "
+                           f"{dtypes.c_type_name(e.dtype)}")
+
+
+frexp = with_out(_frexp, "frexp", check=_frexp_out)
 
 
 def unravel_index(indices: Tensor, shape: Any) -> tuple[Tensor, ...]:

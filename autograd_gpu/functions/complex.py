@@ -17,6 +17,7 @@ from .. import dtypes
 from ..ops import complex as C
 from ..tensor import Tensor
 from .checks import expect_tensor
+from .out import found_dtype, with_out
 
 __all__ = ["real", "imag", "conj", "conj_physical", "conj_physical_", "resolve_conj",
            "resolve_neg", "view_as_real", "view_as_complex", "polar", "complex", "isreal"]
@@ -72,7 +73,7 @@ def conj(input: Tensor) -> Tensor:  # noqa: A002
     return C.Conj.apply(input)  # type: ignore[no-any-return]
 
 
-def conj_physical(input: Tensor) -> Tensor:  # noqa: A002
+def _conj_physical(input: Tensor) -> Tensor:  # noqa: A002
     """The complex conjugate as a new tensor (ConjPhysicalBackward0); a real ``input`` itself."""
     expect_tensor("conj_physical", "input", 1, input)
     if not input.dtype.is_complex:
@@ -119,7 +120,7 @@ def _check_parts(fn: str, a: Tensor, b: Tensor, names: tuple[str, str]) -> None:
                            f"{dtypes.scalar_type_name(b.dtype)}")
 
 
-def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
+def _complex(real: Tensor, imag: Tensor) -> Tensor:
     """``real + imag * 1j`` (broadcast) from two float32 or float64 tensors of one dtype."""
     _check_parts("complex", real, imag, ("real", "imag"))
     try:
@@ -130,13 +131,27 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
         raise _broadcast_error(real, imag) from None
 
 
-def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
+def _polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     """``abs * (cos(angle) + sin(angle) * 1j)``.
 
     NOTE: composed of ``complex``, so its grad_fn is ComplexBackward0 (PyTorch's is
     PolarBackward0); the values and gradients are the same."""
     _check_parts("polar", abs, angle, ("abs", "angle"))
-    return complex(abs * angle.cos(), abs * angle.sin())
+    return _complex(abs * angle.cos(), abs * angle.sin())
+
+
+def _exact_out(result: Any, out: Any, args: tuple[Any, ...]) -> None:
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(f"Expected object of scalar type {dtypes.scalar_type_name(result.dtype)} "
+                           f"but got scalar type {dtypes.scalar_type_name(out.dtype)} for argument "
+                           "'out'")
+
+
+# NOTE: ``out=`` as PyTorch: the result's dtype exactly (complex, polar), or any it casts to
+# (conj_physical, with abs's message).
+complex = with_out(_complex, "complex", check=_exact_out)  # noqa: A001
+polar = with_out(_polar, "polar", check=_exact_out)
+conj_physical = with_out(_conj_physical, "conj_physical", check=found_dtype)
 
 
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {

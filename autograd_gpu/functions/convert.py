@@ -65,7 +65,9 @@ class _ToDevice(E._Unary):
         order = x.backend.like_order(x._data)
         outer = order[::-1] if order is not None else None
         src = x._data if outer is None else x.backend.transpose(x._data, outer)
-        data = target.backend.from_host(x.backend.to_host(src))
+        # NOTE: to meta, only the shape and dtype go (no copy); from meta, to_host refuses.
+        host = src if target.type == "meta" else x.backend.to_host(src)
+        data = target.backend.from_host(host)
         if outer is not None:
             data = target.backend.transpose(data, inverse_perm(outer))
         out = Tensor._make(data, target)

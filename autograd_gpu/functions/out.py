@@ -16,12 +16,13 @@ Every function with PyTorch's ``out=`` argument computes its result as usual, th
 
 from __future__ import annotations
 
+import functools
 import warnings
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..autograd.grad_mode import STATE
 from ..autograd.node import user_stacklevel
-from ..dtypes import c_type_name
+from ..dtypes import c_type_name, scalar_type_name
 from ..tensor import Tensor
 from .view_writes import _can_cast, _cast_error, _check_overlap, _copy_into
 
@@ -126,3 +127,56 @@ def resize_(t: Tensor, *size: Any) -> Tensor:
         t._data = Tensor._make(b.reshape(new, shape), t._device)._data  # NOTE: counted
     t._counter().bump()
     return t
+
+
+# ---- out= around a function (out_variants.py and the op families) -------------------------
+
+Check = Callable[[Any, Any, tuple[Any, ...]], None]
+
+
+def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    out: list[Any] = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            out.extend(a)
+        else:
+            out.append(a)
+    return out
+
+
+def with_out(fn: Callable[..., Any], name: str, exact: bool = False,
+             check: Check | None = None, cast_any: bool = False) -> Callable[..., Any]:
+    """``fn`` taking PyTorch's ``out=`` keyword (see the module docstring)."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        if cast_any and isinstance(out, Tensor) and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype  # NOTE: sum/prod accumulate in the out tensor's dtype
+        result = fn(*args, **kwargs)
+        # NOTE: refused only where a gradient could flow: PyTorch lets comparisons, argmax and
+        # other integer or boolean results take out= from inputs that require grad.
+        if any(r.dtype.category >= 2 for r in (result if isinstance(result, tuple)
+                                               else (result,))):
+            check_out_grad(name, _tensors(args, kwargs), out)
+        if check is not None:
+            check(result, out, args)
+        n = len(result) if isinstance(result, tuple) else 1
+        return write_out(name, result, out, exact=(exact,) * n, cast_any=cast_any)
+
+    return run
+
+
+def _outs(out: Any) -> tuple[Any, ...]:
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def found_dtype(result: Any, out: Any, args: tuple[Any, ...]) -> None:
+    """A ``with_out`` check: ``out`` must have the result's dtype, refused as PyTorch's unary
+    ops refuse it (``Found dtype Double but expected Float``)."""
+    r = result[0] if isinstance(result, tuple) else result
+    o = _outs(out)[0]
+    if isinstance(o, Tensor) and o.dtype is not r.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(o.dtype)} but expected "
+                           f"{scalar_type_name(r.dtype)}")

@@ -15,51 +15,13 @@ no ``out=``) call the plain ones, so the operators pay nothing for this.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable
 
 from .. import dtypes
 from ..tensor import Tensor
 from . import arith, compare, index, linalg, reduce, rounding, shape, unary
 from .arith import _type_name
-from .out import check_out_grad, write_out
-
-Check = Callable[[Any, Any, tuple[Any, ...]], None]
-
-
-def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    out: list[Any] = []
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, (list, tuple)):
-            out.extend(a)
-        else:
-            out.append(a)
-    return out
-
-
-def with_out(fn: Callable[..., Any], name: str, exact: bool = False,
-             check: Check | None = None, cast_any: bool = False) -> Callable[..., Any]:
-    """``fn`` taking PyTorch's ``out=`` keyword (see the module docstring)."""
-
-    @functools.wraps(fn)
-    def run(*args: Any, out: Any = None, **kwargs: Any) -> Any:
-        if out is None:
-            return fn(*args, **kwargs)
-        check_out_grad(name, _tensors(args, kwargs), out)
-        if cast_any and isinstance(out, Tensor) and kwargs.get("dtype") is None:
-            kwargs["dtype"] = out.dtype  # NOTE: sum/prod accumulate in the out tensor's dtype
-        result = fn(*args, **kwargs)
-        if check is not None:
-            check(result, out, args)
-        n = len(result) if isinstance(result, tuple) else 1
-        return write_out(name, result, out, exact=(exact,) * n, cast_any=cast_any)
-
-    return run
-
-
-def _outs(out: Any) -> tuple[Any, ...]:
-    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-
+from .out import Check, _outs, found_dtype, with_out
 
 def _same_dtype(message: Callable[[dtypes.dtype, dtypes.dtype], str],
                 error: type[Exception] = RuntimeError) -> Check:
@@ -124,7 +86,7 @@ def _mv(result: Any, out: Any, args: tuple[Any, ...]) -> None:
 _AMAX = _same_dtype(lambda r, o: f"Expected the dtype for input and out to match, but got "
                                  f"{_type_name(r)} for input's dtype and {_type_name(o)} for "
                                  "out's dtype.")
-_FOUND = _same_dtype(lambda r, o: f"Found dtype {_type_name(o)} but expected {_type_name(r)}")
+_FOUND = found_dtype
 
 _CAST: dict[str, Callable[..., Any]] = {
     "add": arith.add, "sub": arith.sub, "subtract": arith.sub, "mul": arith.mul,

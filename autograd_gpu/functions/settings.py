@@ -52,8 +52,12 @@ def get_num_threads() -> int:
 
 
 def set_num_threads(num: int) -> None:
-    """Limit the BLAS thread pools to ``num`` threads (``threadpoolctl``, when installed)."""
-    if not isinstance(num, int):
+    """Limit the BLAS thread pools to ``num`` threads (``threadpoolctl``, when installed).
+
+    NOTE: ``threadpoolctl`` is not a dependency; without it only the recorded number changes
+    (set ``OMP_NUM_THREADS``/``OPENBLAS_NUM_THREADS`` before NumPy loads instead).
+    """
+    if not isinstance(num, int) or isinstance(num, bool):
         raise RuntimeError(f"set_num_threads expects an int, but got {type(num).__name__}")
     if num <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
@@ -79,7 +83,7 @@ def set_num_interop_threads(num: int) -> None:
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
     """Record the determinism mode (every op here is deterministic already)."""
     if not isinstance(mode, bool):
-        raise TypeError("use_deterministic_algorithms(): argument 'mode' (position 1) must be "
+        raise TypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
                         f"bool, not {type(mode).__name__}")
     _S.deterministic, _S.warn_only = mode, bool(warn_only) and mode
 
@@ -124,6 +128,9 @@ def get_float32_matmul_precision() -> str:
 def set_float32_matmul_precision(precision: str) -> None:
     """Record ``highest``/``high``/``medium`` (products always run in full float32 here);
     anything else warns as PyTorch's and has no effect."""
+    if not isinstance(precision, str):
+        raise RuntimeError("set_float32_matmul_precision expects a str, but got "
+                           f"{type(precision).__name__}")
     if precision not in ("highest", "high", "medium"):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
                       "setFloat32MatmulPrecision call has no effect.", UserWarning,

@@ -364,6 +364,13 @@ class Module:
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
 
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Give parameters and buffers new, uninitialised storage on ``device`` (their values
+        are not copied): how a model built on the ``meta`` device gets real memory."""
+        from ..creation import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def float(self) -> Module:
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 

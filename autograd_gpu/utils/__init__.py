@@ -1,8 +1,9 @@
 """``autograd_gpu.utils``: data loading (``utils.data``), checkpoint files (``save``/``load``
-in ``utils.serialization``) and activation checkpointing (``utils.checkpoint``)."""
+in ``utils.serialization``), activation checkpointing (``utils.checkpoint``) and timing
+(``utils.benchmark``)."""
 
 from __future__ import annotations
 
-from . import checkpoint, data, serialization
+from . import benchmark, checkpoint, data, serialization
 
-__all__ = ["checkpoint", "data", "serialization"]
+__all__ = ["benchmark", "checkpoint", "data", "serialization"]
