@@ -117,15 +117,18 @@ class TorchCPUGenerator:
 
     # ---- distributions ------------------------------------------------------------------------
     def random(self, shape: tuple[int, ...], dtype: str = "float64") -> np.ndarray:
-        return self._unit(math.prod(shape), dtype).astype(dtype).reshape(shape)
+        return self.uniform(shape, 0.0, 1.0, dtype)
 
     def uniform(self, shape: tuple[int, ...], lo: float, hi: float, dtype: str) -> np.ndarray:
         x = self._unit(math.prod(shape), dtype)
         if dtype == "float64":
-            out = _fma(x, hi - lo, lo)
+            out = _fma(x, hi - lo, lo) if (lo, hi) != (0.0, 1.0) else x
         else:
             t = np.dtype(dtype).type
-            out = x * float(t(hi) - t(lo)) + float(t(lo))
+            out = (x * float(t(hi) - t(lo)) + float(t(lo))).astype(dtype)
+            if hi > lo:
+                # NOTE: a draw that rounds up to ``hi`` (float16) becomes ``lo``, as PyTorch's
+                out[out >= t(hi)] = t(lo)
         return out.astype(dtype).reshape(shape)
 
     def normal(self, shape: tuple[int, ...], mean: float, std: float,
