@@ -155,5 +155,12 @@ class MetaBackend(_NumpyBackend):
     def permutation(gen: Any, n: int) -> Array:
         return MetaArray((n,), np.int64)
 
+    @staticmethod
+    def uniform(gen: Any, shape: Shape, lo: float, hi: float, dtype: str) -> Array:
+        return MetaArray(shape, dtype)
+
+    def normal(self, gen: Any, mean: Any, std: Any, shape: Shape, dtype: str) -> Array:
+        return MetaArray(shape, dtype)
+
 
 meta_backend = MetaBackend()

@@ -129,17 +129,17 @@ class TorchCPUGenerator:
             if hi > lo:
                 # NOTE: a draw that rounds up to ``hi`` (float16) becomes ``lo``, as PyTorch's
                 out[out >= t(hi)] = t(lo)
-        return out.astype(dtype).reshape(shape)
+        return out.reshape(shape).astype(dtype)  # NOTE: astype copies: the result owns its data
 
     def normal(self, shape: tuple[int, ...], mean: float, std: float,
                dtype: str) -> np.ndarray:
         n = math.prod(shape)
         z = self._fill(n, dtype) if n >= _FILL else self._pairs(n)
         if std == 1.0 and mean == 0.0:
-            return z.astype(dtype).reshape(shape)
+            return z.reshape(shape).astype(dtype)
         # NOTE: float64 ``z * std + mean`` fused, as PyTorch's compiled kernel
         out = _fma(z, std, mean) if dtype == "float64" else z * std + mean
-        return out.astype(dtype).reshape(shape)
+        return out.reshape(shape).astype(dtype)
 
     def standard_normal(self, shape: tuple[int, ...], dtype: str = "float64") -> np.ndarray:
         return self.normal(shape, 0.0, 1.0, dtype)
@@ -195,7 +195,7 @@ class TorchCPUGenerator:
         bits = self._words64(n) if span >= 1 << 32 else self._words(n)
         vals = [int(v) % span + low for v in bits] if span >= 1 << 63 else (
             (bits % np.uint64(span)).astype(np.int64) + low)
-        return np.asarray(vals, dtype=np.int64).astype(dtype).reshape(size)
+        return np.asarray(vals, dtype=np.int64).reshape(size).astype(dtype)
 
     def permutation(self, n: int) -> np.ndarray:
         perm = list(range(n))
