@@ -67,6 +67,18 @@ __device__ __forceinline__ void att_load(A* dst, int pitch, const T* src, long l
     }
 }
 
+// acc[t] += sum_{e < n} rows[warp + ATT_WARPS t][e] * col[e]: the lane's key (or value) row
+// `col` against the warp's query rows (shared memory, row pitch `pitch`).
+template <int R, typename A>
+__device__ __forceinline__ void att_dots(A (&acc)[R], const A* rows, int pitch, const A* col,
+                                         int n, int warp) {
+    for (int e = 0; e < n; ++e) {
+        const A c = col[e];
+#pragma unroll
+        for (int t = 0; t < R; ++t) acc[t] += rows[(warp + ATT_WARPS * t) * pitch + e] * c;
+    }
+}
+
 // acc[t][c] += sum_{jj < rows} w_jj[t] * tile[jj][lane + 32 c] for columns < width: each lane
 // holds one key's weight per row (w[t] of lane jj), broadcast by shuffles. Warp-uniform `rows`.
 template <int R, int C, typename A>
@@ -132,11 +144,7 @@ __global__ void attention_forward(
             A dot[R];
 #pragma unroll
             for (int t = 0; t < R; ++t) dot[t] = A(0);
-            for (int e = 0; e < E; ++e) {
-                const A kv = sk[lane][e];
-#pragma unroll
-                for (int t = 0; t < R; ++t) dot[t] += sq[warp + ATT_WARPS * t][e] * kv;
-            }
+            att_dots(dot, &sq[0][0], D, &sk[lane][0], E, warp);
             A p[R];
 #pragma unroll
             for (int t = 0; t < R; ++t) {
@@ -245,16 +253,8 @@ __global__ void attention_backward_kv(
             A dot[R], dp[R];
 #pragma unroll
             for (int t = 0; t < R; ++t) dot[t] = dp[t] = A(0);
-            for (int e = 0; e < E; ++e) {
-                const A kv = sk[lane][e];
-#pragma unroll
-                for (int t = 0; t < R; ++t) dot[t] += sq[warp + ATT_WARPS * t][e] * kv;
-            }
-            for (int d = 0; d < Ev; ++d) {
-                const A vv = sv[lane][d];
-#pragma unroll
-                for (int t = 0; t < R; ++t) dp[t] += sg[warp + ATT_WARPS * t][d] * vv;
-            }
+            att_dots(dot, &sq[0][0], D, &sk[lane][0], E, warp);
+            att_dots(dp, &sg[0][0], D, &sv[lane][0], Ev, warp);
 #pragma unroll
             for (int t = 0; t < R; ++t) {
                 const int r = warp + ATT_WARPS * t;
@@ -349,16 +349,8 @@ __global__ void attention_backward_q(
             A dot[R], dp[R];
 #pragma unroll
             for (int t = 0; t < R; ++t) dot[t] = dp[t] = A(0);
-            for (int e = 0; e < E; ++e) {
-                const A kv = sk[lane][e];
-#pragma unroll
-                for (int t = 0; t < R; ++t) dot[t] += sq[warp + ATT_WARPS * t][e] * kv;
-            }
-            for (int d = 0; d < Ev; ++d) {
-                const A vv = sv[lane][d];
-#pragma unroll
-                for (int t = 0; t < R; ++t) dp[t] += sg[warp + ATT_WARPS * t][d] * vv;
-            }
+            att_dots(dot, &sq[0][0], D, &sk[lane][0], E, warp);
+            att_dots(dp, &sg[0][0], D, &sv[lane][0], Ev, warp);
             A ds[R];
 #pragma unroll
             for (int t = 0; t < R; ++t) {
