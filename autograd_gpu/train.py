@@ -343,16 +343,23 @@ def save_run(out: str, state: dict[str, Any], plot: Any) -> tuple[str, str]:
     return ckpt, png
 
 
+def prepare(cfg: Any, job: str, default_lr: dict[str, float]) -> None:
+    """Fill in a run's default learning rate (``default_lr`` by optimizer) and output folder
+    (a new ``runs/JOB-MODEL``), and check the outputs, before any work."""
+    if cfg.optimizer not in default_lr:
+        raise UsageError(f"unknown optimizer {cfg.optimizer!r}; expected 'adam' or 'sgd'")
+    if cfg.lr is None:
+        cfg.lr = default_lr[cfg.optimizer]
+    if cfg.out is None:
+        cfg.out = new_run_dir(os.path.join("runs", f"{job}-{cfg.model}"))
+    check_out_dir(cfg.out)
+
+
 def run(cfg: Config) -> tuple[nn.Module, dict[str, list[float]]]:
     """Train as ``cfg`` says, save ``checkpoint.pt`` and ``curves.png`` under ``cfg.out``, and
     return the trained model and the per-epoch history."""
-    if cfg.optimizer not in DEFAULT_LR:
-        raise UsageError(f"unknown optimizer {cfg.optimizer!r}; expected 'adam' or 'sgd'")
-    if cfg.lr is None:
-        cfg.lr = DEFAULT_LR[cfg.optimizer]
-    if cfg.out is None:
-        cfg.out = new_run_dir(os.path.join("runs", f"{data_name(cfg.data)}-{cfg.model}"))
-    check_out_dir(cfg.out)
+    prepare(cfg, data_name(cfg.data), DEFAULT_LR)
+    assert cfg.out is not None and cfg.lr is not None  # NOTE: for mypy: prepare set them
     tqdm = _require("tqdm", "tqdm").tqdm
     _require("matplotlib", "matplotlib")
     device = resolve_device(cfg.device)

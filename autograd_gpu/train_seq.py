@@ -40,9 +40,8 @@ from autograd_gpu.nn import functional as F
 from .train import (
     UsageError,
     _require,
-    check_out_dir,
     make_optimizer,
-    new_run_dir,
+    prepare,
     plot_history,
     resolve_device,
     save_run,
@@ -126,18 +125,6 @@ def build_model(cfg: SeqConfig | dict[str, Any]) -> SeqModel:
                     c["num_layers"])
 
 
-def _prepare(cfg: SeqConfig, job: str) -> None:
-    """Fill in the default learning rate and output folder, and check the outputs, before any
-    work."""
-    if cfg.optimizer not in DEFAULT_LR:
-        raise UsageError(f"unknown optimizer {cfg.optimizer!r}; expected 'adam' or 'sgd'")
-    if cfg.lr is None:
-        cfg.lr = DEFAULT_LR[cfg.optimizer]
-    if cfg.out is None:
-        cfg.out = new_run_dir(os.path.join("runs", f"{job}-{cfg.model}"))
-    check_out_dir(cfg.out)
-
-
 def _save(model: nn.Module, optimizer: torch.optim.Optimizer, cfg: SeqConfig,
           history: dict[str, list[float]], plot: Any, title: str) -> tuple[str, str]:
     """Write ``checkpoint.pt`` and ``curves.png`` (titled ``title``) under ``cfg.out``."""
@@ -205,7 +192,7 @@ def evaluate_sort(model: nn.Module, rows: torch.Tensor, length: int) -> tuple[fl
 def run_sort(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]]]:
     """Train on the sort task as ``cfg`` says, save the checkpoint and curves, return the model
     and the per-epoch history (``test_acc``: greedy exact-sequence accuracy)."""
-    _prepare(cfg, "sort")
+    prepare(cfg, "sort", DEFAULT_LR)
     tqdm = _require("tqdm", "tqdm").tqdm
     _require("matplotlib", "matplotlib")
     device = resolve_device(cfg.device)
@@ -328,7 +315,7 @@ def run_text(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]], str]:
     """Train the character-level model on ``cfg.text``; save the checkpoint and curves; return
     the model, the history (every ``steps // 20`` steps) and the generated sample."""
     assert cfg.text is not None
-    _prepare(cfg, "text")
+    prepare(cfg, "text", DEFAULT_LR)
     tqdm = _require("tqdm", "tqdm").tqdm
     _require("matplotlib", "matplotlib")
     device = resolve_device(cfg.device)
