@@ -21,9 +21,17 @@ HAVE_CUDA = cuda_support.is_available()
 
 
 @pytest.fixture
-def no_cupy(monkeypatch: pytest.MonkeyPatch) -> None:
+def no_cupy(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Run as on a machine without CuPy (PyTorch's CPU build is the oracle there)."""
     monkeypatch.setattr(cuda_support, "_cupy", lambda: None)
+    # NOTE: a CUDA device used by an earlier test (the stand-in) keeps its backend: forget it
+    cached = [d for d in ag.device._cache.values() if d.type == "cuda"]
+    kept = [d._backend for d in cached]
+    for d in cached:
+        object.__setattr__(d, "_backend", None)
+    yield
+    for d, b in zip(cached, kept):
+        object.__setattr__(d, "_backend", b)
 
 
 def _with_ctx(T: Any, arg: Any) -> Any:
