@@ -48,8 +48,9 @@ class _Normalize(Node):
     def _affine(self, xc: Any, rstd: Any, w: Any, bias: Any) -> Any:
         """``xc * rstd * w + bias`` from the centred ``xc`` (overwritten)."""
         out = xc
-        if w is not None and rstd.size * w.size <= xc.size:
-            # NOTE: per-channel statistics and weight (batch norm): one small scale array.
+        if w is not None and self.red == self.pdims:
+            # NOTE: statistics and weight per channel alike (batch norm): one small scale array;
+            # elsewhere (layer norm) their product would be as large as ``x``.
             out *= rstd * w.reshape(self.pshape)
         else:
             out *= rstd
