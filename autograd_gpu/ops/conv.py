@@ -27,11 +27,6 @@ def _padded_hw(kernel: Pair, stride: Pair, dilation: Pair, out_hw: Pair) -> Pair
                  for k, s, d, o in zip(kernel, stride, dilation, out_hw))
 
 
-def _spatial(starts: Pair, sizes: Pair) -> tuple[slice, ...]:
-    """``[:, :, start:start + size, ...]`` as an index."""
-    return (slice(None), slice(None)) + tuple(slice(a, a + n) for a, n in zip(starts, sizes))
-
-
 def windows(b: Any, x: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: Pair,
             out_hw: Pair, fill: Any = 0) -> Any:
     """A strided (read-only, uncopied where no padding is needed) view ``(N, C, *kernel,
@@ -39,10 +34,7 @@ def windows(b: Any, x: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: Pai
     n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
     full = _padded_hw(kernel, stride, dilation, out_hw)
     if any(pad) or any(f > s for f, s in zip(full, sizes)):
-        xp = b.full((n, c) + full, fill, x.dtype)
-        keep = tuple(max(min(s, f - p), 0) for s, f, p in zip(sizes, full, pad))
-        xp[_spatial(pad, keep)] = x[_spatial((0,) * len(keep), keep)]
-        x = xp
+        x = conv_shifted.pad_to(b, x, full, pad, fill)
     s = x.strides
     shape = (n, c) + tuple(kernel) + tuple(out_hw)
     strides = (s[0], s[1]) + tuple(st * d for st, d in zip(s[2:], dilation)) + tuple(
@@ -71,8 +63,8 @@ def col2im(b: Any, cols: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: P
             return out
         size = tuple(max(t, p + h) for t, p, h in zip(tiled, pad, in_hw))
         full = b.zeros((n, c) + size, cols.dtype)
-        full[_spatial((0,) * nd, tiled)] = out
-        return b.ascontiguousarray(full[_spatial(pad, in_hw)])
+        full[conv_shifted.spatial((0,) * nd, tiled)] = out
+        return b.ascontiguousarray(full[conv_shifted.spatial(pad, in_hw)])
     size = tuple(max(f, p + h) for f, p, h in
                  zip(_padded_hw(kernel, stride, dilation, out_hw), pad, in_hw))
     lead = tuple(d * (k - 1) for d, k in zip(dilation, kernel))
@@ -88,7 +80,7 @@ def col2im(b: Any, cols: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: P
     out = b.sum(summed, axis=tuple(range(nd)))
     if size == tuple(in_hw):
         return out
-    return b.ascontiguousarray(out[_spatial(pad, in_hw)])
+    return b.ascontiguousarray(out[conv_shifted.spatial(pad, in_hw)])
 
 
 def _dtype(x: Any) -> Any:

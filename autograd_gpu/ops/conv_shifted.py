@@ -35,6 +35,21 @@ def applies(b: Any, stride: Pair, channels_per_group: int, out_hw: Pair) -> bool
             and channels_per_group >= _MIN_CHANNELS and math.prod(out_hw) > 0)
 
 
+def spatial(starts: Pair, sizes: Pair) -> tuple[slice, ...]:
+    """``[:, :, start:start + size, ...]`` as an index."""
+    return (slice(None), slice(None)) + tuple(slice(a, a + n) for a, n in zip(starts, sizes))
+
+
+def pad_to(b: Any, x: Any, full: Pair, pad: Pair, fill: Any = 0) -> Any:
+    """``x (N, C, *in_hw)`` in a new ``(N, C, *full)`` array filled with ``fill``, shifted by
+    the leading ``pad`` (and cropped where ``full`` ends first)."""
+    sizes = tuple(x.shape[2:])
+    xp = b.full((x.shape[0], x.shape[1]) + tuple(full), fill, x.dtype)
+    keep = tuple(max(min(s, f - p), 0) for s, f, p in zip(sizes, full, pad))
+    xp[spatial(pad, keep)] = x[spatial((0,) * len(keep), keep)]
+    return xp
+
+
 class Grid:
     """The padded grid of one geometry: padded sizes ``full``, their row-major strides ``pst``
     (in elements) and the flat ``span`` the outputs cover."""
@@ -54,14 +69,9 @@ class Grid:
     def padded(self, b: Any, x: Any, pad: Pair) -> Any:
         """``x (N, C, *in_hw)`` zero-padded (leading ``pad``) or cropped to ``(N, C, *full)``,
         as a C-contiguous array."""
-        n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
-        if not any(pad) and sizes == self.full and x.flags.c_contiguous:
+        if not any(pad) and tuple(x.shape[2:]) == self.full and x.flags.c_contiguous:
             return x
-        xp = b.zeros((n, c) + self.full, x.dtype)
-        keep = tuple(max(min(s, f - p), 0) for s, f, p in zip(sizes, self.full, pad))
-        xp[(slice(None),) * 2 + tuple(slice(p, p + k) for p, k in zip(pad, keep))] = \
-            x[(slice(None),) * 2 + tuple(slice(0, k) for k in keep)]
-        return xp
+        return pad_to(b, x, self.full, pad)
 
     def crop(self, b: Any, flat: Any) -> Any:
         """``(N, C, span)`` outputs on the grid to a contiguous ``(N, C, *out_hw)``."""
