@@ -44,11 +44,16 @@ def finish(data: Any, dev: device, requires_grad: bool) -> Tensor:
     """Wrap a backend array as a new leaf tensor, honouring ``requires_grad``."""
     t = Tensor._make(data, dev)
     if requires_grad:
-        if t.dtype.category < 2:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                               "gradients")
-        t.requires_grad = True
+        require_grad(t)
     return t
+
+
+def require_grad(t: Tensor) -> None:
+    """Make the new leaf ``t`` require grad, with the factories' error for other dtypes."""
+    if t.dtype.category < 2:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    t.requires_grad = True
 
 
 def array_dtype(arr: Any) -> dtypes.dtype:

@@ -28,7 +28,7 @@ class Variable(metaclass=VariableMeta):
     """
 
     def __new__(cls, data: Any = None, requires_grad: Any = False, volatile: Any = False) -> Any:
-        from ..creation import empty
+        from ..creation import empty, require_grad
         from ..tensor import Tensor
 
         if volatile:
@@ -40,8 +40,5 @@ class Variable(metaclass=VariableMeta):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         out = data.detach()
         if requires_grad:
-            if out.dtype.category < 2:
-                raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                                   "gradients")
-            out.requires_grad = True
+            require_grad(out)
         return out
