@@ -118,13 +118,6 @@ class MetaBackend(_NumpyBackend):
         return MetaArray(shape, x.dtype, strides)
 
     @staticmethod
-    def view(x: Array, shape: Shape) -> Array | None:
-        try:
-            return x.reshape(shape, copy=False)
-        except ValueError:
-            return None
-
-    @staticmethod
     def index_add(x: Array, key: Any, values: Array) -> None:
         return None
 

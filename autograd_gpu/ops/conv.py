@@ -365,7 +365,6 @@ class MaxPool2d(_Pool):
         cols = (mask * grad.reshape((n, c, 1, ho, wo))).reshape((n, c, kh, kw, ho, wo))
         return (self._unbatched(self.col2im(cols)),)
 
-
     def _disjoint(self) -> bool:
         """No padding and windows that never overlap (so every flat index is a real element
         and appears once)."""
