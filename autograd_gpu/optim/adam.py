@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..creation import tensor, zeros_like
-from ..dtypes import float32
 from . import _ops
-from .optimizer import Optimizer, ParamsT, _check_adam_args, _no_grad_step, _scalar
+from .optimizer import (Optimizer, ParamsT, _check_adam_args, _check_differentiable, _check_lr,
+                        _no_grad_step, _scalar, _zero_state)
 
 
 class Adam(Optimizer):
@@ -40,11 +39,9 @@ class Adam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         _check_adam_args(eps, betas, weight_decay)
-        if differentiable:
-            raise NotImplementedError("autograd_gpu.optim does not support differentiable=True")
+        _check_differentiable(differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
@@ -61,14 +58,8 @@ class Adam(Optimizer):
             wd, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
             for p, grad in self._grads(group):
                 state = self.state[p]
-                if len(state) == 0:
-                    # NOTE: like PyTorch's, ``step`` is a float32 CPU scalar tensor.
-                    state["step"] = tensor(0.0, dtype=float32)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_like(p)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg, exp_avg_sq = _zero_state(
+                    state, p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if amsgrad else ()))[:2]
                 state["step"].add_(1)
                 if wd != 0:
                     if group["decoupled_weight_decay"]:
