@@ -13,7 +13,7 @@ import torch
 import autograd_gpu as ag
 from tests._compare import outcome
 
-from ._problem import INIT, loss_fn, make_params
+from ._problem import INIT, check_state_dict_round_trip, loss_fn, make_params
 
 # (optimizer, options); each runs 100 steps in both frameworks.
 CASES = [
@@ -121,38 +121,13 @@ def test_update_formulas_on_shared_gradients(device: str, name: str, kw: dict[st
 @pytest.mark.parametrize(("name", "kw"), [CASES[2], CASES[5], CASES[8], CASES[11], CASES[14]],
                          ids=["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
 def test_state_dict_round_trip(device: str, name: str, kw: dict[str, Any]) -> None:
-    def make(params: list[ag.Tensor]) -> Any:
-        return getattr(ag.optim, name)(
-            [{"params": params[:2]}, {"params": params[2:], "lr": kw["lr"] / 2}], **kw)
+    def inspect(sd: dict[str, Any]) -> None:
+        assert sorted(sd) == ["param_groups", "state"]
+        assert [g["params"] for g in sd["param_groups"]] == [[0, 1], [2, 3]]
+        assert sorted(sd["state"]) == [0, 1, 2, 3]
+        assert sd["param_groups"][1]["lr"] == kw["lr"] / 2
 
-    def train(params: list[ag.Tensor], opt: Any, steps: int) -> None:
-        for _ in range(steps):
-            opt.zero_grad()
-            loss_fn(ag, params, device).backward()
-            opt.step()
-
-    full = make_params(ag, device)
-    train(full, make(full), 20)
-
-    first = make_params(ag, device)
-    opt = make(first)
-    train(first, opt, 10)
-    sd = opt.state_dict()
-    assert sorted(sd) == ["param_groups", "state"]
-    assert [g["params"] for g in sd["param_groups"]] == [[0, 1], [2, 3]]
-    assert sorted(sd["state"]) == [0, 1, 2, 3]
-    assert sd["param_groups"][1]["lr"] == kw["lr"] / 2
-
-    resumed = [ag.tensor(p.detach().cpu().numpy(), device=device, requires_grad=True)
-               for p in first]
-    fresh = make(resumed)
-    fresh.param_groups[1]["lr"] = 123.0  # overwritten by the loaded groups
-    fresh.load_state_dict(sd)
-    assert fresh.param_groups[1]["lr"] == kw["lr"] / 2
-    assert fresh.param_groups[0]["params"][0] is resumed[0]
-    train(resumed, fresh, 10)
-    for a, b in zip(resumed, full):
-        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
+    check_state_dict_round_trip(device, name, kw, inspect)
 
 
 @pytest.mark.parametrize(("name", "kw"), [CASES[2], CASES[5], CASES[11], CASES[14]],

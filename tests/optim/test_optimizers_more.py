@@ -13,7 +13,7 @@ import torch
 import autograd_gpu as ag
 from tests._compare import outcome
 
-from ._problem import INIT, loss_fn, make_params
+from ._problem import INIT, check_state_dict_round_trip, loss_fn, make_params
 
 CASES = [
     ("NAdam", dict(lr=0.01)),
@@ -156,30 +156,7 @@ def test_state_dict_layout_and_defaults_match_torch(name: str) -> None:
 @pytest.mark.parametrize(("name", "kw"), [c for c in CASES if not c[1].get("maximize")][1::2],
                          ids=lambda v: v if isinstance(v, str) else "")
 def test_state_dict_round_trip(device: str, name: str, kw: dict[str, Any]) -> None:
-    def make(params: list[ag.Tensor]) -> Any:
-        return getattr(ag.optim, name)(
-            [{"params": params[:2]}, {"params": params[2:], "lr": kw["lr"] / 2}], **kw)
-
-    def train(params: list[ag.Tensor], opt: Any, steps: int) -> None:
-        for _ in range(steps):
-            opt.zero_grad()
-            loss_fn(ag, params, device).backward()
-            opt.step()
-
-    full = make_params(ag, device)
-    train(full, make(full), 20)
-    first = make_params(ag, device)
-    opt = make(first)
-    train(first, opt, 10)
-    sd = opt.state_dict()
-    resumed = [ag.tensor(p.detach().cpu().numpy(), device=device, requires_grad=True)
-               for p in first]
-    fresh = make(resumed)
-    fresh.load_state_dict(sd)
-    assert fresh.param_groups[1]["lr"] == kw["lr"] / 2
-    train(resumed, fresh, 10)
-    for a, b in zip(resumed, full):
-        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
+    check_state_dict_round_trip(device, name, kw)
 
 
 def test_torch_state_dict_loads_into_ours(device: str) -> None:
