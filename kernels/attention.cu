@@ -53,6 +53,16 @@ __device__ __forceinline__ A att_score(A dot, A scale, const T* bias, const unsi
     return s;
 }
 
+// att_score where (row i, key j) is live (inside L x S, and on or below the diagonal with
+// `causal`), else -inf; `live` says which.
+template <typename T, typename A>
+__device__ __forceinline__ A att_cell(A dot, A scale, const T* bias, const unsigned char* keep,
+                                      long long at, long long i, long long j, long long L,
+                                      long long S, int causal, bool& live) {
+    live = i < L && j < S && !(causal && j > i);
+    return live ? att_score(dot, scale, bias, keep, at) : -inf_of<A>();
+}
+
 // Load rows [r0, r0 + rows) x columns [0, cols) of a strided (row, column) matrix with `n`
 // rows into shared memory `dst` (row pitch `pitch`), zeros past row n. Every thread of the
 // block takes part.
@@ -149,9 +159,9 @@ __global__ void attention_forward(
 #pragma unroll
             for (int t = 0; t < R; ++t) {
                 const long long i = i0 + warp + ATT_WARPS * t;
-                const bool valid = i < L && j < S && !(causal && j > i);
-                const A s = valid ? att_score(dot[t], scale, bias, keep, mn_ + i * ml + j * ms)
-                                  : ninf;
+                bool valid;
+                const A s = att_cell(dot[t], scale, bias, keep, mn_ + i * ml + j * ms, i, j, L,
+                                     S, causal, valid);
                 const A m_new = max_nan(m[t], warp_reduce(COMBINE_MAX, s));
                 p[t] = A(0);
                 if (m_new == ninf) continue;  // NOTE: warp-uniform: nothing to attend yet
@@ -225,7 +235,7 @@ __global__ void attention_backward_kv(
     __shared__ A sds[BM][ATT_BN + 1];
     __shared__ A slse[BM], sdelta[BM];
     const int lane = threadIdx.x, warp = threadIdx.y, tid = warp * 32 + lane;
-    const A scale = A(scale_), ninf = -inf_of<A>();
+    const A scale = A(scale_);
     const long long tiles = (S + ATT_BN - 1) / ATT_BN;
     for (long long u = blockIdx.x; u < B * H * tiles; u += gridDim.x) {
         const long long n = u / tiles, j0 = (u - n * tiles) * ATT_BN;
@@ -259,9 +269,9 @@ __global__ void attention_backward_kv(
             for (int t = 0; t < R; ++t) {
                 const int r = warp + ATT_WARPS * t;
                 const long long i = i0 + r;
-                const bool valid = i < L && j < S && !(causal && j > i);
-                const A s = valid ? att_score(dot[t], scale, bias, keep, mn_ + i * ml + j * ms)
-                                  : ninf;
+                bool valid;
+                const A s = att_cell(dot[t], scale, bias, keep, mn_ + i * ml + j * ms, i, j, L,
+                                     S, causal, valid);
                 const A p = valid ? m_exp(s - slse[r]) : A(0);
                 const A ds = p * (dp[t] - sdelta[r]);
                 sp[r][lane] = p;
@@ -319,7 +329,7 @@ __global__ void attention_backward_q(
     __shared__ A sk[ATT_BN][D + 1];
     __shared__ A sv[ATT_BN][D + 1];
     const int lane = threadIdx.x, warp = threadIdx.y;
-    const A scale = A(scale_), ninf = -inf_of<A>();
+    const A scale = A(scale_);
     const long long tiles = (L + BM - 1) / BM;
     for (long long u = blockIdx.x; u < B * H * tiles; u += gridDim.x) {
         const long long n = u / tiles, i0 = (u - n * tiles) * BM;
@@ -355,9 +365,9 @@ __global__ void attention_backward_q(
 #pragma unroll
             for (int t = 0; t < R; ++t) {
                 const long long i = i0 + warp + ATT_WARPS * t;
-                const bool valid = i < L && j < S && !(causal && j > i);
-                const A s = valid ? att_score(dot[t], scale, bias, keep, mn_ + i * ml + j * ms)
-                                  : ninf;
+                bool valid;
+                const A s = att_cell(dot[t], scale, bias, keep, mn_ + i * ml + j * ms, i, j, L,
+                                     S, causal, valid);
                 const A p = valid ? m_exp(s - row_lse[t]) : A(0);
                 ds[t] = p * (dp[t] - row_delta[t]);
             }
