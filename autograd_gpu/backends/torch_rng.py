@@ -121,15 +121,15 @@ class TorchCPUGenerator:
 
     def uniform(self, shape: tuple[int, ...], lo: float, hi: float, dtype: str) -> np.ndarray:
         x = self._unit(math.prod(shape), dtype)
-        if dtype == "float64":
-            out = _fma(x, hi - lo, lo) if (lo, hi) != (0.0, 1.0) else x
-        else:
-            t = np.dtype(dtype).type
-            out = (x * float(t(hi) - t(lo)) + float(t(lo))).astype(dtype)
-            if hi > lo:
-                # NOTE: a draw that rounds up to ``hi`` (float16) becomes ``lo``, as PyTorch's
-                out[out >= t(hi)] = t(lo)
-        return out.reshape(shape).astype(dtype)  # NOTE: astype copies: the result owns its data
+        t = np.dtype(dtype).type
+        if (lo, hi) != (0.0, 1.0):
+            x = _fma(x, hi - lo, lo) if dtype == "float64" else (
+                x * float(t(hi) - t(lo)) + float(t(lo)))
+        out = x.reshape(shape).astype(dtype)  # NOTE: astype copies: the result owns its data
+        if dtype != "float64" and hi > lo:
+            # NOTE: a draw that rounds up to ``hi`` (float16) becomes ``lo``, as PyTorch's
+            out[out >= t(hi)] = t(lo)
+        return out
 
     def normal(self, shape: tuple[int, ...], mean: float, std: float,
                dtype: str) -> np.ndarray:
