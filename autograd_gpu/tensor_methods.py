@@ -16,6 +16,13 @@ if TYPE_CHECKING:
 # functions module, and the test of a binary operator's operand.
 F: Any = None
 _operand: Any = None
+# NOTE: the fast entry of ``tensor * tensor`` and ``tensor + tensor`` (no alpha), set
+# by functions/arith.py: the Tensor class, its _binary and the Mul/Add node classes.
+# F.mul/F.add would make the same call after the same test.
+_T: Any = None
+_binary: Any = None
+_MUL: Any = None
+_ADD: Any = None
 
 
 class TensorMethods:
@@ -25,6 +32,8 @@ class TensorMethods:
     # NOTE: an operand that is neither a tensor nor a number returns NotImplemented, so that
     # Python raises its own "unsupported operand type(s) for +: 'Tensor' and 'str'", as PyTorch.
     def __add__(self, other: Any) -> Tensor:
+        if other.__class__ is _T and self.__class__ is _T:
+            return _binary(_ADD, self, other)
         return F.add(self, other) if _operand(other) else NotImplemented
 
     def __radd__(self, other: Any) -> Tensor:
@@ -37,6 +46,8 @@ class TensorMethods:
         return F.rsub(self, other) if _operand(other) else NotImplemented
 
     def __mul__(self, other: Any) -> Tensor:
+        if other.__class__ is _T and self.__class__ is _T:
+            return _binary(_MUL, self, other)
         return F.mul(self, other) if _operand(other) else NotImplemented
 
     def __rmul__(self, other: Any) -> Tensor:

@@ -266,7 +266,7 @@ class Node(SavedTensors):
         arrays: list[Any] = []
         append = arrays.append
         for t in inputs:
-            if isinstance(t, T):
+            if t.__class__ is T or isinstance(t, T):
                 if t._level:
                     return BATCHED_APPLY(cls, inputs, params)
                 append(t._data)
@@ -283,7 +283,24 @@ class Node(SavedTensors):
         backend = node.backend = dev._backend or dev.backend
         node.backend_device = dev
         if needs and STATE.grad_enabled:
-            node.needs_input_grad = tuple([isinstance(t, T) and t._requires_grad for t in inputs])
+            # NOTE: one pass gives both the flags forward reads and the graph's edges (made
+            # here, before forward, as they only read the inputs).
+            flags: list[bool] = []
+            edges: list[tuple[Node | None, int]] = []
+            for t in inputs:
+                if (t.__class__ is T or isinstance(t, T)) and t._requires_grad:
+                    flags.append(True)
+                    fn = t._grad_fn if t._view_fn is None else t.grad_fn
+                    if fn is not None:
+                        edges.append((fn, t._output_nr))
+                        continue
+                    ref = t._acc_ref
+                    acc = ref() if ref is not None else None
+                    edges.append((acc if acc is not None else t._grad_accumulator(), 0))
+                else:
+                    flags.append(False)
+                    edges.append(_NO_EDGE)
+            node.needs_input_grad = tuple(flags)
         else:
             needs = False
         # NOTE: NumPy warns on inf/nan arithmetic (inf - inf, 1/0, overflow); PyTorch never
@@ -313,12 +330,7 @@ class Node(SavedTensors):
             if node.is_view:
                 _link_views(inputs[0], outs, cls, params, True)
             return outs
-        node.next_functions = tuple([
-            (None, 0) if not isinstance(t, T) or not t._requires_grad
-            else (t.grad_fn, t._output_nr) if t.grad_fn is not None
-            else (t._grad_accumulator(), 0)
-            for t in inputs
-        ])
+        node.next_functions = tuple(edges)
         node._seq = next(_seq)
         named = _NAMED.get((cls, node.node_name))  # NOTE: named_type's lookup, inline
         node.__class__ = named if named is not None else named_type(node)
@@ -385,6 +397,7 @@ def _link_views(src: Any, outs: tuple[Any, ...], cls: type, params: dict[str, An
 
 
 _NAMED: dict[tuple[type, str | None], type] = {}
+_NO_EDGE: tuple[None, int] = (None, 0)
 
 
 def named_type(node: Node) -> type:

@@ -105,17 +105,23 @@ class SavedTensors:
             if a is None:
                 entries.append(None)
                 continue
-            if not hasattr(a, "shape"):  # a Python scalar: handed back as it is
-                entries.append((_RAW, a, 0))
-                continue
-            for i, x in enumerate(arrays):
+            # NOTE: an input's array, the common case, is looked for first (no hasattr).
+            t = None
+            i = 0
+            for x in arrays:
                 if x is a:
                     t = inputs[i]
-                    if t._is_inference:
-                        raise RuntimeError(_INFERENCE_SAVE)
-                    entry = (_INPUT, t, t._counter().value)
                     break
+                i += 1
+            if t is not None and isinstance(t, Tensor_):
+                if t._is_inference:
+                    raise RuntimeError(_INFERENCE_SAVE)
+                counter = t._version_counter
+                entry = (_INPUT, t, t._counter().value if counter is None else counter.value)
             else:
+                if not hasattr(a, "shape"):  # a Python scalar: handed back as it is
+                    entries.append((_RAW, a, 0))
+                    continue
                 for k, t in enumerate(outputs):
                     # NOTE: ``raw`` matches a 0-d output that forward returned as a NumPy
                     # scalar (Tensor._make wrapped it into a new array).

@@ -17,6 +17,7 @@ from ..autograd.node import Node
 from ..ops import elementwise as E
 from ..ops import rounding as R
 from ..ops.util import c_order
+from .. import tensor_methods as _methods
 from ..tensor import Tensor
 from .checks import arg_position, checked_scalar, invalid_arguments, scalar_arg
 
@@ -545,3 +546,6 @@ def __getattr__(name: str) -> Any:
         if name in family.__dict__:
             return family.__dict__[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_methods._T, _methods._binary, _methods._MUL, _methods._ADD = Tensor, _binary, E.Mul, E.Add

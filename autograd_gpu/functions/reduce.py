@@ -16,8 +16,15 @@ from .arith import _float_input, _type_name, maximum, minimum, raw_reduce
 
 # ---- reductions ------------------------------------------------------------------------------
 
+_ALL_DIMS = [tuple(range(n)) for n in range(8)]  # every dim of an n-d tensor
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001,A002
     """Sum over ``dim`` (all dims when None): SumBackward0 / SumBackward1."""
+    if dim is None and dtype is None and input.dtype.category > 1:
+        # NOTE: the common call (x.sum() of a float tensor), without the general argument work
+        n = input._data.ndim
+        return R.Sum.apply(input, dims=_ALL_DIMS[n] if n < 8 else tuple(range(n)),
+                           keepdim=keepdim, name="SumBackward0", dtype=None)
     name = "SumBackward0" if dim is None else "SumBackward1"
     out_dtype = None
     if dtype is not None:

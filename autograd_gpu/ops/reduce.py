@@ -79,13 +79,17 @@ class Sum(_Reduce):
 
     def __init__(self, dims: tuple[int, ...], keepdim: bool, name: str | None = None,
                  dtype: str | None = None) -> None:
-        super().__init__(dims, keepdim, name)
+        self.dims = dims  # NOTE: _Reduce.__init__ inline (every x.sum() makes one)
+        self.keepdim = keepdim
+        if name is not None:
+            self.node_name = name
         self.dtype = dtype
 
     def forward(self, x: Any) -> Any:
         self.shape = x.shape
         b = self.backend
-        return c_order(b, b.sum(x, axis=self.dims, keepdims=self.keepdim, dtype=self.dtype))
+        out = b.sum(x, axis=self.dims, keepdims=self.keepdim, dtype=self.dtype)
+        return out if out.ndim < 2 else c_order(b, out)
 
     def backward(self, grad: Any) -> tuple[Any]:
         return (_expand_back(self, grad, self.shape, self.dims, self.keepdim),)

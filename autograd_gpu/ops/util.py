@@ -14,9 +14,12 @@ def reduce_grad(grad: Any, shape: tuple[int, ...] | None) -> Any:
         return grad.sum_to_size(shape)
     # NOTE: a bare array (the raw backward path): the same reduction with keepdims.
     lead = grad.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1
-    )
+    stretched = tuple(lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
+    if not stretched and shape:
+        # NOTE: only leading dims (a bias's gradient): reduced straight to ``shape``, an array
+        # that owns its buffer, which a leaf's ``.grad`` then takes without a copy.
+        return grad.sum(axis=tuple(range(lead))) if lead else grad.reshape(shape)
+    dims = tuple(range(lead)) + stretched
     out = grad.sum(axis=dims, keepdims=True) if dims else grad
     return out.reshape(shape)
 

@@ -1,0 +1,95 @@
+"""Issue #18's dispatch fast paths give exactly what the general paths give.
+
+- ``tensor * tensor`` / ``tensor + tensor`` enter ``_binary`` directly; ``mul``/``add`` take the
+  general argument handling: same values, dtypes, grad_fn, saved tensors and gradients.
+- ``x.sum()`` of a float tensor skips the general argument work: same as ``sum(x, dim=all)``
+  apart from PyTorch's node name, and as torch.
+- a gradient reduced over leading dims only (a bias's) is one reduction whose result owns its
+  buffer, so the leaf's ``.grad`` takes it without a copy; the keepdims path stays for the rest.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import autograd_gpu as ag
+from autograd_gpu.ops.util import reduce_grad
+
+
+def _pair(device: str, dtype: str) -> tuple[ag.Tensor, ag.Tensor]:
+    rng = np.random.default_rng(0)
+    a = ag.tensor(rng.standard_normal((3, 4)), dtype=getattr(ag, dtype), device=device)
+    b = ag.tensor(rng.standard_normal((3, 4)), dtype=getattr(ag, dtype), device=device)
+    return a.requires_grad_(), b.requires_grad_()
+
+
+@pytest.mark.parametrize("op", ["mul", "add"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_operator_entry_is_the_function(device: str, op: str, dtype: str) -> None:
+    a, b = _pair(device, dtype)
+    fast = a * b if op == "mul" else a + b
+    slow = getattr(ag, op)(a, b)
+    assert type(fast.grad_fn).__name__ == type(slow.grad_fn).__name__
+    assert fast.dtype is slow.dtype and fast.shape == slow.shape
+    np.testing.assert_array_equal(fast.detach().cpu().numpy(), slow.detach().cpu().numpy())
+    if op == "mul":  # the saved factors are the inputs (PyTorch's order: other, self)
+        for f, s in zip(fast.grad_fn.saved_tensors, slow.grad_fn.saved_tensors):
+            assert f._data is s._data
+        assert fast.grad_fn.saved_tensors[0]._data is b._data
+    (g_fast,) = ag.autograd.grad(fast.sum(), a)
+    (g_slow,) = ag.autograd.grad(slow.sum(), a)
+    np.testing.assert_array_equal(g_fast.cpu().numpy(), g_slow.cpu().numpy())
+
+
+def test_operator_entry_keeps_subclasses_and_errors(device: str) -> None:
+    p = ag.nn.Parameter(ag.ones(2, device=device))
+    t = ag.full((2,), 3.0, device=device)
+    assert type(p * t).__name__ == "Tensor" and (p * t).grad_fn.name() == "MulBackward0"
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        ag.ones(2, device=device) + ag.ones(3, device=device)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64"])
+def test_full_sum_matches_general_and_torch(device: str, dtype: str) -> None:
+    x = np.random.default_rng(1).standard_normal((2, 3, 5)) * 3
+    ours = ag.tensor(x, device=device).to(getattr(ag, dtype))
+    ref = torch.tensor(x).to(getattr(torch, dtype))
+    fast, general = ours.sum(), ag.sum(ours, dim=(0, 1, 2))
+    assert fast.dtype is general.dtype and str(fast.dtype) == str(ref.sum().dtype)
+    np.testing.assert_allclose(fast.cpu().numpy(), ref.sum().numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(fast.cpu().numpy(), general.cpu().numpy())
+    if dtype in ("float32", "float64"):
+        y = ours.requires_grad_()
+        assert y.sum().grad_fn.name() == "SumBackward0" == ref.requires_grad_().sum().grad_fn.name()
+        assert y.sum(keepdim=True).shape == ref.sum(dim=(0, 1, 2), keepdim=True).shape
+
+
+@pytest.mark.parametrize("shape,target", [((4, 3), (3,)), ((2, 4, 3), (3,)), ((2, 4, 3), (4, 3)),
+                                          ((4, 3), (1, 3)), ((2, 4, 3), (4, 1)), ((4, 3), ()),
+                                          ((4, 3), (4, 3))])
+def test_reduce_grad_lead_only_matches_keepdims(shape: tuple[int, ...],
+                                                 target: tuple[int, ...]) -> None:
+    g = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    out = reduce_grad(g, target)
+    lead = g.ndim - len(target)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(target)
+                                      if s == 1 and g.shape[lead + i] != 1)
+    ref = g.sum(axis=dims, keepdims=True).reshape(target) if dims else g
+    assert np.shape(out) == target
+    np.testing.assert_array_equal(out, ref)
+    if target and lead and all(s != 1 for s in target):
+        assert out.base is None  # owns its buffer: .grad can take it
+
+
+def test_bias_grad_taken_without_copy() -> None:
+    lin = ag.nn.Linear(4, 3)
+    lin(ag.ones(5, 4)).sum().backward()
+    assert lin.bias.grad._data.base is None and lin.weight.grad._data.base is None
+    ref = torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(lin.weight.detach().numpy()))
+        ref.bias.copy_(torch.tensor(lin.bias.detach().numpy()))
+    ref(torch.ones(5, 4)).sum().backward()
+    np.testing.assert_allclose(lin.bias.grad.numpy(), ref.bias.grad.numpy())
