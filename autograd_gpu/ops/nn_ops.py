@@ -253,12 +253,20 @@ class NllLoss(Node):
     def __init__(self, reduction: str, ignore_index: int) -> None:
         self.reduction, self.ignore_index = reduction, ignore_index
 
+    fast = False  # forward took the common case (see _forward_fast)
+
     def forward(self, x: Any, target: Any, weight: Any) -> Any:
         b = self.backend
         self.unbatched = x.ndim == 1  # (C,) input, () or (1,) target: one sample, 0-d loss
         if self.unbatched:
             x = x.reshape(1, -1)
         self.n_classes = x.shape[1]
+        if weight is None and x.ndim == 2 and self.reduction != "none" and not self.unbatched \
+                and 0 < x.shape[0] < 1 << 24 and x.dtype.itemsize >= 4 and x.dtype.kind == "f" \
+                and not 0 <= self.ignore_index < x.shape[1]:
+            out = self._forward_fast(b, x, target)
+            if out is not None:
+                return out
         idx, w = self._picks(target, weight, x.dtype)
         bad = b.logical_or(b.less(idx, 0), b.greater_equal(idx, x.shape[1]))
         if b.any(bad):
@@ -271,6 +279,23 @@ class NllLoss(Node):
         if self.reduction == "mean":
             return (b.sum(losses) / total).astype(x.dtype, copy=False)
         return _reduce(b, losses.reshape(()) if self.unbatched else losses, self.reduction)
+
+    def _forward_fast(self, b: Any, x: Any, target: Any) -> Any:
+        """The common case, batched ``(N, C)`` input without weights, every target a class (so
+        none is ignored): one gather, the same arithmetic as the general path (every weight 1,
+        the total ``N``, exact in float32/64 below 2**24). None when a target is out of
+        ``[0, C)`` (ignored or an error: the general path decides)."""
+        n, c = x.shape
+        if b.logical_or(b.less(target, 0), b.greater_equal(target, c)).any():
+            return None
+        rows = b.arange(0, n, 1, "int64")
+        losses = -x[rows, target]
+        total = b.asarray(n, x.dtype)
+        self.fast = True
+        self.save_for_backward(target, None, total)
+        if self.reduction == "mean":
+            return (b.sum(losses) / total).astype(x.dtype, copy=False)
+        return b.sum(losses)
 
     def _picks(self, target: Any, weight: Any, dtype: Any) -> tuple[Any, Any]:
         """The class index of each sample, shaped to gather along dim 1 (0 where ignored), and
@@ -287,6 +312,15 @@ class NllLoss(Node):
     def backward(self, grad: Any) -> tuple[Any, None, None]:
         target, weight, total = self.saved_tensors
         b = self.backend
+        if self.fast:
+            # NOTE: the general formula's coefficients: -1 at each target (divided by the
+            # total for 'mean', as there), 0 elsewhere.
+            t = target._data
+            coef = b.zeros((t.shape[0], self.n_classes), total._data.dtype)
+            minus = b.asarray(-1, total._data.dtype)
+            coef[b.arange(0, t.shape[0], 1, "int64"), t] = \
+                minus / total._data if self.reduction == "mean" else minus
+            return self.wrap(coef) * grad, None, None
         idx, w = self._picks(target._data, None if weight is None else weight._data,
                              total._data.dtype)
         classes = b.arange(0, self.n_classes, 1, "int64").reshape((1, -1) + (1,) * (idx.ndim - 2))

@@ -93,3 +93,53 @@ def test_bias_grad_taken_without_copy() -> None:
         ref.bias.copy_(torch.tensor(lin.bias.detach().numpy()))
     ref(torch.ones(5, 4)).sum().backward()
     np.testing.assert_allclose(lin.bias.grad.numpy(), ref.bias.grad.numpy())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("targets", ["valid", "ignored", "ignore_in_range"])
+def test_nll_loss_fast_path_matches_general(device: str, monkeypatch: pytest.MonkeyPatch,
+                                            reduction: str, dtype: str, targets: str) -> None:
+    """cross_entropy's common case (no weights, every target a class) against the general
+    path (forced) and torch: loss and input gradient bit for bit (zeros' sign aside)."""
+    from autograd_gpu.ops import nn_ops
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((7, 5)) * 4
+    t = rng.integers(0, 5, 7)
+    ignore = -100
+    if targets == "ignored":
+        t[2] = -100
+    elif targets == "ignore_in_range":
+        ignore = 1
+
+    def run(force_general: bool) -> tuple[np.ndarray, np.ndarray]:
+        nonlocal taken
+        if force_general:
+            monkeypatch.setattr(nn_ops.NllLoss, "_forward_fast", lambda *a: None)
+        xt = ag.tensor(x, dtype=getattr(ag, dtype), device=device, requires_grad=True)
+        loss = ag.nn.functional.cross_entropy(xt, ag.tensor(t, device=device),
+                                              ignore_index=ignore, reduction=reduction)
+        taken.append(loss.grad_fn.fast)
+        loss.backward()
+        monkeypatch.undo()
+        return loss.detach().cpu().numpy(), xt.grad.cpu().numpy()
+
+    taken: list[bool] = []
+    (fast_loss, fast_grad), (slow_loss, slow_grad) = run(False), run(True)
+    assert taken == [targets == "valid", False]
+    np.testing.assert_array_equal(fast_loss, slow_loss)
+    np.testing.assert_array_equal(fast_grad, slow_grad)
+    xr = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
+    ref = torch.nn.functional.cross_entropy(xr, torch.tensor(t), ignore_index=ignore,
+                                            reduction=reduction)
+    ref.backward()
+    tol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(fast_loss, ref.detach().numpy(), rtol=tol)
+    np.testing.assert_allclose(fast_grad, xr.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_nll_loss_out_of_range_target_still_raises(device: str) -> None:
+    x = ag.zeros(3, 4, device=device)
+    with pytest.raises(IndexError, match="Target 4 is out of bounds."):
+        ag.nn.functional.nll_loss(x, ag.tensor([0, 4, 1], device=device))
