@@ -105,6 +105,11 @@ class AccumulateGrad(Node):
             elif (owned and grad._grad_fn is None and backend.owns_writable(g)
                   and _in_order(backend, g, order)):
                 var._grad = grad  # NOTE: made by this backward, held by nobody else: taken
+            elif owned and grad._grad_fn is None and _in_order(backend, g, order) and \
+                    (base := _sole_base(backend, g)) is not None:
+                # NOTE: a full-size alias of a buffer only it holds (a weight's gradient made
+                # column-major and transposed back): the buffer is taken, as PyTorch's is.
+                var._grad = node.Tensor_._make(base, var._device)
             elif order is None and (g.ndim < 2 or g.flags.c_contiguous):
                 var._grad = node.Tensor_._make(backend.copy(g), var._device)
             else:
@@ -119,6 +124,18 @@ class AccumulateGrad(Node):
             total = backend.add(old._data, grad._data)
             var._grad = node.Tensor_._make(backend.iter_layout(total, (old._data, grad._data)),
                                            var._device)
+
+
+def _sole_base(backend: Any, g: Any) -> Any:
+    """The buffer ``g`` views when ``g`` covers all of it in its own layout and nothing but
+    ``g`` holds it (a writable array then, which a ``.grad`` may take); else None."""
+    base = getattr(g, "base", None)
+    if base is None or base.shape != g.shape or base.strides != g.strides \
+            or not backend.owns_writable(base):
+        return None
+    # NOTE: the references are g's, this function's and getrefcount's argument: any more and
+    # someone else (another gradient, a saved tensor) shares the buffer, which is then copied.
+    return base if sys.getrefcount(base) <= 3 else None
 
 
 def _grad_order(backend: Any, v: Any) -> list[int] | None:

@@ -143,3 +143,31 @@ def test_nll_loss_out_of_range_target_still_raises(device: str) -> None:
     x = ag.zeros(3, 4, device=device)
     with pytest.raises(IndexError, match="Target 4 is out of bounds."):
         ag.nn.functional.nll_loss(x, ag.tensor([0, 4, 1], device=device))
+
+
+def test_weight_grads_taken_without_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A linear layer's gradients (the weight's made column-major, then transposed back) become
+    ``.grad`` without a copy, as in PyTorch."""
+    from autograd_gpu.backends.numpy_backend import NumpyBackend
+
+    copies = []
+    real = NumpyBackend.copy
+    monkeypatch.setattr(NumpyBackend, "copy", staticmethod(lambda x: copies.append(x) or real(x)))
+    net = ag.nn.Sequential(ag.nn.Linear(4, 3), ag.nn.ReLU(), ag.nn.Linear(3, 2))
+    ag.nn.functional.cross_entropy(net(ag.ones(5, 4)), ag.tensor([0, 1, 1, 0, 1])).backward()
+    assert copies == []
+    assert all(p.grad._data.base is None for p in net.parameters())
+
+
+@pytest.mark.parametrize("order", ["view_first", "view_last"])
+def test_taken_gradients_never_alias(device: str, order: str) -> None:
+    """Two leaves receiving the same buffer (one through a transpose) get separate ``.grad``s."""
+    w = ag.ones(3, 3, device=device, requires_grad=True)
+    b = ag.ones(3, 3, device=device, requires_grad=True)
+    y = w.t() + b if order == "view_first" else b + w.t()
+    (y * ag.arange(9.0, device=device).reshape(3, 3)).sum().backward()
+    expect_b = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), expect_b.T)
+    with ag.no_grad():
+        w.grad.zero_()
+    np.testing.assert_array_equal(b.grad.cpu().numpy(), expect_b)
