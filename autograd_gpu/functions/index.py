@@ -223,6 +223,10 @@ def _key(t: Tensor, key: Any) -> tuple[tuple[Any, ...], bool, Tensor]:
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: ints select (SelectBackward0), slices slice (SliceBackward0), None adds a
     dimension; integer/bool tensors and lists then index what is left (IndexBackward0)."""
+    if key.__class__ is Tensor and not key._level and not t._level:
+        out = _take_rows(t, key)
+        if out is not None:
+            return out
     npkey, advanced, view = _key(t, key)
     if advanced and builtins.any(isinstance(k, Tensor) for k in npkey):
         return _index_tensors(view, npkey, "IndexBackward0")
@@ -232,6 +236,26 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     if not recorded:  # x[...], x[()], x[:, :]: an alias
         out = M.Index.apply(out, key=(Ellipsis,), name="AliasBackward0", advanced=False)
     return out
+
+
+def _take_rows(t: Tensor, key: Tensor) -> Tensor | None:
+    """``t[key]`` for a C-contiguous int64/int32 index tensor (at least 1-d, not empty, every
+    entry in range; PyTorch lays the result out by a strided key's order) on ``t``'s device,
+    ``t`` C-contiguous and not empty: one ``take`` along dim 0, the
+    general path's node (IndexBackward0) and values. None when a
+    condition fails: the general path then handles (or refuses) the key."""
+    x, k = t._data, key._data
+    if key._device is not t._device or k.dtype.name not in _ROW_INDEX or not k.ndim \
+            or not k.size or not x.ndim or not x.flags.c_contiguous or not k.flags.c_contiguous \
+            or t.backend.name not in ("numpy", "cupy"):
+        return None
+    n = x.shape[0]
+    if int(k.min()) < -n or int(k.max()) >= n:  # NOTE: n == 0 fails here too
+        return None
+    return M.Index.apply(t, key=(k,), name="IndexBackward0", advanced=True, rows=True)  # type: ignore[no-any-return]
+
+
+_ROW_INDEX = ("int64", "int32")
 
 
 def _walk(t: Tensor, npkey: tuple[Any, ...], bare_slice: bool) -> tuple[Tensor, tuple[Any, ...],

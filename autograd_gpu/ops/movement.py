@@ -169,22 +169,28 @@ class Index(Node):
     """``x[key]`` with a NumPy key already translated from the user's. Basic keys give views
     (SelectBackward0, SliceBackward0, ...); advanced keys (index arrays and full slices) copy
     (IndexBackward0), laid out as PyTorch's index kernel lays them out. ``select``:
-    ``index_select``, whose caller has checked the index, and whose result is C-contiguous."""
+    ``index_select``, whose caller has checked the index, and whose result is C-contiguous.
+    ``rows``: the key is one checked index array over dim 0 of a C-contiguous input (see
+    ``functions.index._take_rows``), taken along dim 0."""
 
     raw_ok = True
 
-    def __init__(self, key: Any, name: str, advanced: bool, select: bool = False) -> None:
+    def __init__(self, key: Any, name: str, advanced: bool, select: bool = False,
+                 rows: bool = False) -> None:
         self.key = key
         self.node_name = name
         self.advanced = advanced
         self.is_view = not advanced
         self.select = select
+        self.rows = rows
 
     def forward(self, x: Any) -> Any:
         self.in_shape = x.shape
         if not self.advanced:
             return x[self.key]  # NOTE: basic keys end in Ellipsis, so even x[0, 1] is a 0-d view
         b = self.backend
+        if self.rows:
+            return b.xp.take(x, self.key[0], axis=0)
         if self.select:  # NOTE: a 0-d input takes one index, 0: the result is a copy of it
             return b.ascontiguousarray(x[self.key]) if x.ndim else b.copy(x)
         if b.check_index(x.shape, self.key):

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -171,3 +173,50 @@ def test_taken_gradients_never_alias(device: str, order: str) -> None:
     with ag.no_grad():
         w.grad.zero_()
     np.testing.assert_array_equal(b.grad.cpu().numpy(), expect_b)
+
+
+@pytest.mark.parametrize("case", ["rows", "dupes_negative", "int32", "key2d_x3d", "strided_x",
+                                  "empty_key", "key0d", "key_transposed"])
+def test_take_rows_matches_general_index(device: str, monkeypatch: pytest.MonkeyPatch,
+                                         case: str) -> None:
+    """``x[index_tensor]``'s take along dim 0 against the general indexing path (forced) and
+    torch: values, layout, dtype, node and gradients (repeated indices add up)."""
+    from autograd_gpu.functions import index as index_mod
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 3, 2) if case == "key2d_x3d" else (6, 4))
+    k = {"rows": [4, 0, 5], "dupes_negative": [1, -1, 1, -6, 1], "int32": [2, 3],
+         "key2d_x3d": [[0, 5], [5, 2]], "strided_x": [1, 2], "empty_key": [],
+         "key0d": 3, "key_transposed": [[0, 1], [2, 3]]}[case]
+    kdtype = "int32" if case == "int32" else "int64"
+
+    def run(general: bool) -> tuple[Any, ...]:
+        if general:
+            monkeypatch.setattr(index_mod, "_take_rows", lambda t, key: None)
+        xt = ag.tensor(x, device=device, requires_grad=True)
+        src = xt.t() if case == "strided_x" else xt
+        key = ag.tensor(k, dtype=getattr(ag, kdtype), device=device)
+        out = src[key.t() if case == "key_transposed" else key]
+        weights = ag.arange(float(out.numel()), device=device).reshape(out.shape)
+        (out * weights).sum().backward()
+        monkeypatch.undo()
+        return (out.detach().cpu().numpy(), out.stride(), out.dtype, out.grad_fn.name(),
+                len(out.grad_fn.next_functions), xt.grad.cpu().numpy())
+
+    fast, general = run(False), run(True)
+    np.testing.assert_array_equal(fast[0], general[0])
+    assert fast[1:5] == general[1:5]
+    np.testing.assert_array_equal(fast[5], general[5])
+    xr = torch.tensor(x, requires_grad=True)
+    kr = torch.tensor(k, dtype=getattr(torch, kdtype))
+    ref = (xr.t() if case == "strided_x" else xr)[kr.t() if case == "key_transposed" else kr]
+    np.testing.assert_array_equal(fast[0], ref.detach().numpy())
+    assert fast[3] == ref.grad_fn.name()
+    assert fast[1] == ref.stride() or not ref.numel()  # NOTE: NumPy gives empty arrays 0 strides
+    (ref * torch.arange(float(ref.numel())).reshape(ref.shape)).sum().backward()
+    np.testing.assert_allclose(fast[5], xr.grad.numpy(), rtol=1e-15)
+
+
+def test_take_rows_out_of_range_raises_as_general(device: str) -> None:
+    with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 6"):
+        ag.zeros(6, 2, device=device)[ag.tensor([0, 6], device=device)]
