@@ -33,6 +33,7 @@ from ..tensor import Tensor
 
 SLOW, ARRAYS, FUSED = 0, 1, 2
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_HALF = np.dtype(np.float16)
 _UNSET: Any = object()
 
 
@@ -49,9 +50,31 @@ def path(group: dict[str, Any], *scalars: Any) -> int:
     return FUSED if fused or (fused is None and foreach is None) else ARRAYS
 
 
-def arrays(p: Tensor, g: Tensor, *states: Tensor) -> Any:
+def route(path: int, p: Tensor, g: Tensor, states: tuple[Tensor, ...], step: Any = None,
+          half: bool = False) -> tuple[int, Any]:
+    """How parameter ``p`` is updated in a group on ``path``: ``(SLOW, None)``, ``(ARRAYS, xp)``
+    or ``(FUSED, None)`` (the kernel serves it), given its grad ``g``, its state tensors and its
+    ``step`` tensor (None: the optimizer keeps none). ``half``: the group asked for ``fused=True``,
+    which takes CUDA float16 parameters too (computed in float32, as PyTorch's fused kernels;
+    otherwise they keep the single-tensor path's float16 rounding)."""
+    if not path or step is not None and not step_ok(step):
+        return SLOW, None
+    xp = arrays(p, g, *states, half=half)
+    if xp is None:
+        return SLOW, None
+    if path is FUSED and xp is not np:
+        from ..backends import cuda_optim  # NOTE: late: CUDA only
+
+        if cuda_optim.usable(p._data, g._data, *(s._data for s in states)):
+            return FUSED, None
+    if p._data.dtype not in _FLOATS:
+        return SLOW, None  # float16 that the kernel cannot take
+    return ARRAYS, xp
+
+
+def arrays(p: Tensor, g: Tensor, *states: Tensor, half: bool = False) -> Any:
     """The array module (NumPy, or CuPy for a CUDA parameter) when param ``p``, its grad ``g``
-    and its state tensors can take the fast path, else None."""
+    and its state tensors can take the fast path, else None (``half``: CUDA float16 too)."""
     d = p._data
     kind = type(d)
     dev = p._device
@@ -63,7 +86,8 @@ def arrays(p: Tensor, g: Tensor, *states: Tensor) -> Any:
             return None
     else:
         return None  # the meta device, ...
-    if d.dtype not in _FLOATS or p._level or p._is_inference or not _dense(d):
+    if d.dtype not in _FLOATS and not (half and d.dtype == _HALF and xp is not np) \
+            or p._level or p._is_inference or not _dense(d):
         return None
     gd = g._data
     if type(gd) is not kind or gd.dtype != d.dtype or gd.shape != d.shape or g._level \
@@ -174,6 +198,32 @@ def lerp_weight(weight: float, T: Any) -> tuple[bool, Any]:
     if abs(weight) < 0.5:
         return True, T(weight)
     return False, T(1 - float(T(weight)))
+
+
+# ---- the scalars: each update's, as its single-tensor path rounds them for ``T`` arrays ------
+
+
+def sgd_scalars(T: Any, lr: Any, momentum: Any, dampening: Any,
+                nesterov: bool) -> tuple[Any, ...]:
+    """``sgd``'s ``k``."""
+    return T(momentum), T(1 - dampening), nesterov, T(-lr)
+
+
+def adam_scalars(T: Any, step: float, lr: Any, beta1: Any, beta2: Any, eps: Any,
+                 decoupled_wd: Any) -> tuple[Any, ...]:
+    """``adam``'s ``k`` at ``step``, from the same Python-float arithmetic as Adam's
+    single-tensor path (``decoupled_wd``: the weight decay when decoupled, else 0)."""
+    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+    step_size = lr / (1 - beta1**step)
+    return (T(1 - lr * decoupled_wd) if decoupled_wd != 0 else None,
+            lerp_weight(1 - beta1, T), T(beta2), T(1 - beta2), T(bias_correction2_sqrt), T(eps),
+            T(-step_size))
+
+
+def rmsprop_scalars(T: Any, lr: Any, alpha: Any, eps: Any, momentum: Any) -> tuple[Any, ...]:
+    """``rmsprop``'s ``k``."""
+    return (T(alpha), T(1 - alpha), lerp_weight(1 - alpha, T), T(eps), T(momentum), T(-lr),
+            T(-1))
 
 
 # ---- the updates: each is its optimizer's single-tensor step, ufunc for ufunc ----------------

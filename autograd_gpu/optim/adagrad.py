@@ -80,9 +80,9 @@ class Adagrad(Optimizer):
                     _check_fused_param(p)
                 if len(state) == 0:
                     _init_state(state, p, group)
-                xp = _foreach.arrays(p, grad, state["sum"]) \
-                    if path and _foreach.step_ok(state["step"]) else None
-                if xp is None:
+                how, xp = _foreach.route(_foreach.ARRAYS if path else path, p, grad,
+                                         (state["sum"],), state["step"])
+                if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr)
                     continue
                 step = _foreach.tick(state["step"], bumps)

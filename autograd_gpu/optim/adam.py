@@ -67,26 +67,26 @@ class Adam(Optimizer):
             names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else \
                 ("exp_avg", "exp_avg_sq")
             path = _foreach.path(group, *group["betas"], eps, wd)
+            fused = bool(group["fused"])
             scalars: dict[Any, tuple[Any, ...]] = {}
             rows: list[Any] = []
             for p, grad in self._with_grad(group):
                 state = self.state[p]
-                if not state and group["fused"]:
+                if not state and fused:
                     _check_fused_param(p)
                 bufs = _zero_state(state, p, *names)
-                xp = _foreach.arrays(p, grad, *bufs) \
-                    if path and _foreach.step_ok(state["step"]) else None
-                if xp is None:
+                how, xp = _foreach.route(path, p, grad, bufs, state["step"], half=fused)
+                if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr, beta1, beta2)
                     continue
                 step = _foreach.tick(state["step"], bumps)
-                if path is _foreach.FUSED and _fused.usable(p):
+                if how is _foreach.FUSED:
                     rows.append((p, grad, bufs, step))
                     continue
                 T = p._data.dtype.type
                 k = scalars.get((T, step))
                 if k is None:
-                    k = scalars[(T, step)] = _arrays_scalars(
+                    k = scalars[(T, step)] = _foreach.adam_scalars(
                         T, step, lr, beta1, beta2, eps, wd if decoupled else 0)
                 d = p._data
                 s = _foreach.scratch(self, p, 3)
@@ -96,7 +96,7 @@ class Adam(Optimizer):
                               bufs[2]._data if amsgrad else None, s, k)
                 _bump(bumps, p, bufs, wd != 0 and decoupled)
             if rows:
-                _fused.adam(rows, group, lr, beta1, beta2, bumps)
+                _fused.adam(rows, group, lr, beta1, beta2)
                 for p, _, bufs, _ in rows:
                     _bump(bumps, p, bufs, wd != 0 and decoupled)
         return loss
@@ -129,17 +129,6 @@ def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any
     else:
         denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
     _ops.addcdiv_(p, exp_avg, denom, value=-step_size)
-
-
-def _arrays_scalars(T: Any, step: float, lr: Any, beta1: Any, beta2: Any, eps: Any,
-                    decoupled_wd: Any) -> tuple[Any, ...]:
-    """``_foreach.adam``'s scalars for ``T`` arrays at ``step``, from the same Python-float
-    arithmetic as ``_single``."""
-    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-    step_size = lr / (1 - beta1**step)
-    return (T(1 - lr * decoupled_wd) if decoupled_wd != 0 else None,
-            _foreach.lerp_weight(1 - beta1, T), T(beta2), T(1 - beta2), T(bias_correction2_sqrt),
-            T(eps), T(-step_size))
 
 
 def _bump(bumps: _foreach.Bumps, p: Tensor, bufs: tuple[Tensor, ...], decayed: bool) -> None:

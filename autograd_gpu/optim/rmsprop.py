@@ -77,21 +77,18 @@ class RMSprop(Optimizer):
             for p, grad in self._with_grad(group):
                 state = self.state[p]
                 bufs = _zero_state(state, p, *names)
-                xp = _foreach.arrays(p, grad, *bufs) \
-                    if path and _foreach.step_ok(state["step"]) else None
-                if xp is None:
+                how, xp = _foreach.route(path, p, grad, bufs, state["step"])
+                if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr)
                     continue
                 _foreach.tick(state["step"], bumps)
-                if path is _foreach.FUSED and _fused.usable(p):
+                if how is _foreach.FUSED:
                     rows.append((p, grad, bufs))
                 else:
                     T = p._data.dtype.type
                     k = scalars.get(T)
                     if k is None:
-                        k = scalars[T] = (T(alpha), T(1 - alpha),
-                                          _foreach.lerp_weight(1 - alpha, T), T(eps), T(momentum),
-                                          T(-lr), T(-1))
+                        k = scalars[T] = _foreach.rmsprop_scalars(T, lr, alpha, eps, momentum)
                     d = p._data
                     s = _foreach.scratch(self, p, 3)
                     g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
@@ -104,7 +101,7 @@ class RMSprop(Optimizer):
                 for t in bufs:  # NOTE: grad_avg's lerp_ writes once, the others twice
                     bumps(t, 1 if centered and t is bufs[-1] else 2)
             if rows:
-                _fused.rmsprop(rows, group, lr, bumps)
+                _fused.rmsprop(rows, group, lr)
         return loss
 
 

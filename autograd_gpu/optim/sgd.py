@@ -71,17 +71,19 @@ class SGD(Optimizer):
                 if not state and group["fused"]:
                     _check_fused_param(p)
                 buf = state.get("momentum_buffer") if momentum != 0 else None
-                xp = _foreach.arrays(p, grad, *(() if buf is None else (buf,))) if path else None
-                if xp is None:
+                how, xp = _foreach.route(path, p, grad, () if buf is None else (buf,),
+                                         half=bool(group["fused"]))
+                if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr)
                     continue
-                if path is _foreach.FUSED and _fused.usable(p):
+                if how is _foreach.FUSED:
                     rows.append((p, grad, buf))
                     continue
                 T = p._data.dtype.type
                 k = scalars.get(T)
                 if k is None:
-                    k = scalars[T] = (T(momentum), T(1 - dampening), group["nesterov"], T(-lr))
+                    k = scalars[T] = _foreach.sgd_scalars(T, lr, momentum, dampening,
+                                                          group["nesterov"])
                 d = p._data
                 s = _foreach.scratch(self, p, 2)
                 g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
