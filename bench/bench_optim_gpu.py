@@ -39,7 +39,9 @@ for _path in (str(ROOT), str(BENCH)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from bench_gpu import EXIT_NO_GPU, _wall_interleaved, gpu_env, gpu_status, load_torch, log  # noqa: E402
+from bench_gpu import (  # noqa: E402
+    EXIT_NO_GPU, _wall_interleaved, gpu_env, gpu_status, load_torch, log,
+)
 
 SETS = {"mlp": [(256, 784), (256,), (128, 256), (128,), (10, 128), (10,)],
         "big": [shape for _ in range(4) for shape in ((4096, 1024), (4096,), (1024, 4096),

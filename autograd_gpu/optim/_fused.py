@@ -42,6 +42,14 @@ def _col(rows: list[Any], at: Any) -> list[Any]:
     return [at(row)._data for row in rows]
 
 
+def _tables(opt: Any) -> dict[Any, Any]:
+    """``opt``'s chunk-table cache (not in its ``state``; it dies with the optimizer)."""
+    cache = opt.__dict__.get("_fused_tables")
+    if cache is None:
+        cache = opt.__dict__["_fused_tables"] = {}
+    return cache
+
+
 def sgd(opt: Any, rows: list[Any], group: dict[str, Any], lr: Any,
         bumps: _foreach.Bumps) -> None:
     """SGD on ``rows`` ``(p, grad, momentum_buffer or None)``; makes the first step's buffers
@@ -65,14 +73,16 @@ def sgd(opt: Any, rows: list[Any], group: dict[str, Any], lr: Any,
         cuda_optim.sgd(_col(part, lambda r: r[0]), _col(part, lambda r: r[1]), bufs,
                        wd=None if wd == 0 else float(T(wd)), momentum=float(mom),
                        undamped=float(undamped), neg_lr=float(neg_lr),
-                       maximize=group["maximize"], nesterov=nesterov, first=first)
+                       maximize=group["maximize"], nesterov=nesterov, first=first,
+                       cache=_tables(opt))
         for p, _, buf in part:
             bumps(p)
             if buf is not None and not first:
                 bumps(buf, 2)
 
 
-def adam(rows: list[Any], group: dict[str, Any], lr: Any, beta1: Any, beta2: Any) -> None:
+def adam(opt: Any, rows: list[Any], group: dict[str, Any], lr: Any, beta1: Any,
+         beta2: Any) -> None:
     """Adam/AdamW on ``rows`` ``(p, grad, (exp_avg, exp_avg_sq[, max_exp_avg_sq]), step)``."""
     from ..backends import cuda_optim
 
@@ -88,10 +98,11 @@ def adam(rows: list[Any], group: dict[str, Any], lr: Any, beta1: Any, beta2: Any
             decay=None if decay is None else float(decay),
             wd=None if wd == 0 or decoupled else float(T(wd)), weight=(low, float(w)),
             beta2=float(b2), one_minus_beta2=float(omb2), bc2_sqrt=float(bc2_sqrt),
-            eps=float(eps), neg_step=float(neg_step), maximize=group["maximize"])
+            eps=float(eps), neg_step=float(neg_step), maximize=group["maximize"],
+            cache=_tables(opt))
 
 
-def rmsprop(rows: list[Any], group: dict[str, Any], lr: Any) -> None:
+def rmsprop(opt: Any, rows: list[Any], group: dict[str, Any], lr: Any) -> None:
     """RMSprop on ``rows`` ``(p, grad, (square_avg[, momentum_buffer][, grad_avg]))``."""
     from ..backends import cuda_optim
 
@@ -107,4 +118,5 @@ def rmsprop(rows: list[Any], group: dict[str, Any], lr: Any) -> None:
             _col(part, lambda r: r[2][1]) if momentum > 0 else None,
             wd=None if wd == 0 else float(T(wd)), alpha=float(alpha),
             one_minus_alpha=float(oma), weight=(low, float(w)), eps=float(eps),
-            momentum=float(mom), neg_lr=float(neg_lr), maximize=group["maximize"])
+            momentum=float(mom), neg_lr=float(neg_lr), maximize=group["maximize"],
+            cache=_tables(opt))

@@ -96,7 +96,7 @@ class Adam(Optimizer):
                               bufs[2]._data if amsgrad else None, s, k)
                 _bump(bumps, p, bufs, wd != 0 and decoupled)
             if rows:
-                _fused.adam(rows, group, lr, beta1, beta2)
+                _fused.adam(self, rows, group, lr, beta1, beta2)
                 for p, _, bufs, _ in rows:
                     _bump(bumps, p, bufs, wd != 0 and decoupled)
         return loss

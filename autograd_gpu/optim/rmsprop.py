@@ -101,7 +101,7 @@ class RMSprop(Optimizer):
                 for t in bufs:  # NOTE: grad_avg's lerp_ writes once, the others twice
                     bumps(t, 1 if centered and t is bufs[-1] else 2)
             if rows:
-                _fused.rmsprop(rows, group, lr)
+                _fused.rmsprop(self, rows, group, lr)
         return loss
 
 

@@ -189,9 +189,15 @@ def test_empty_tensors_launch_nothing_and_tables_are_reused(monkeypatch: Any) ->
                    maximize=False, nesterov=False, first=False)
     assert calls[0] == 0
     p, g = [cp.ones(5, np.float32)], [cp.ones(5, np.float32)]
-    table, n, chunks = cuda_optim.chunk_table([p, g])
+    cache: dict[Any, Any] = {}
+    table, n, chunks = cuda_optim.chunk_table([p, g], cache)
     assert (n, chunks) == (1, 1)
-    assert cuda_optim.chunk_table([p, g])[0] is table
+    assert cuda_optim.chunk_table([p, g], cache)[0] is table
+    g2 = [cp.full(5, 2.0, np.float32)]  # a new grad array: the same table, new addresses
+    assert cuda_optim.chunk_table([p, g2], cache)[0] is table
+    assert cp.asnumpy(table)[:2].tolist() == [p[0].data.ptr, g2[0].data.ptr]
+    host = cp.asnumpy(cuda_optim.chunk_table([p, g, None])[0])
+    assert host.tolist() == [p[0].data.ptr, g[0].data.ptr, 0, 5, 0, 0]
 
 
 def test_usable_needs_one_dense_layout() -> None:

@@ -162,8 +162,9 @@ def test_state_on_another_device_or_dtype_takes_the_slow_path(monkeypatch: Any) 
 @pytest.mark.parametrize("mode", ["default", "foreach", "fused"])
 def test_matches_torch_for_25_steps(device: str, name: str, kw: dict[str, Any],
                                     mode: str) -> None:
-    """Our default, ``foreach=True`` and ``fused=True`` against torch's (torch's fused CPU
-    kernels compute each element's update in one expression, its SGD adds with alpha in one rounding: float32 within 1e-5 relative)."""
+    """Our default, ``foreach=True`` and ``fused=True`` against torch's: float32 within 1e-5
+    relative (torch's fused CPU kernels compute each element's update in one expression, its
+    single-tensor SGD adds ``alpha * x`` with one rounding; ours round each operation)."""
     if mode == "fused" and name == "RMSprop":
         pytest.skip("torch.optim.RMSprop has no fused implementation")
     extra = {} if mode == "default" else {mode: True}
