@@ -10,15 +10,16 @@ makes no Tensor, node or temporary array, and its results are the slow path's bi
 version counters move as the slow path's in-place ops move them (one bump per in-place op on
 param, state buffer and ``step``; the slow path's temporaries are not visible).
 
-Which path a parameter takes: ``path`` (per group) and ``arrays`` (per parameter). The slow path
+Which path a parameter takes: ``path`` (per group) and ``route`` (per parameter). The slow path
 serves ``foreach=False``, ``capturable``, ``differentiable``, a tensor ``lr``, hyper-parameters
 that are not Python numbers (a NumPy float64 would promote a float32 array: other numbers) and
 every parameter whose param, grad or state is not a plain float32/float64 array of one array type,
 shape and dtype: float16/bfloat16 (their ops compute in float32 and round differently), complex,
 the meta device, vmap's BatchedTensors, inference tensors, a grad or state on another device,
-non-dense (strided or overlapping) params and state. On CUDA the default (``foreach`` and
-``fused`` unset) and ``fused=True`` update a group with one fused kernel launch (``_fused.py``);
-``foreach=True`` (or a kernel that cannot serve) runs these sequences with CuPy's ufuncs.
+non-dense (strided or overlapping) params and state, a ``step`` that is not a CPU float scalar.
+On CUDA the default (``foreach`` and ``fused`` unset) and ``fused=True`` update a group with one
+fused kernel launch (``_fused.py``; ``fused=True`` also takes float16, computed in float32);
+``foreach=True``, or a parameter the kernel cannot take, runs these sequences with CuPy's ufuncs.
 """
 
 from __future__ import annotations
