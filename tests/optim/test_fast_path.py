@@ -213,3 +213,27 @@ def test_scratch_buffers_stay_out_of_the_state_dict_and_are_shared() -> None:
     clone = copy.deepcopy(opt)
     assert "_foreach_scratch" not in clone.__dict__
     clone.step()
+
+
+@pytest.mark.parametrize(("name", "kw", "make"), [
+    ("Adam", dict(lr=0.01, capturable=True), None),
+    ("RMSprop", dict(lr=0.01, capturable=True), None),
+    ("SGD", dict(lr=0.1, momentum=0.9), lambda ps: [(p.detach() * (1 + 1j)).requires_grad_()
+                                                    for p in ps[:2]]),
+    ("Adam", dict(lr=0.01, betas=(ag.tensor(0.9), 0.999)), None),
+], ids=["capturable-Adam", "capturable-RMSprop", "complex-SGD", "tensor-beta-Adam"])
+def test_more_of_what_the_slow_path_keeps(name: str, kw: dict[str, Any], make: Any,
+                                          monkeypatch: Any) -> None:
+    calls = [0]
+    fast = _run(name, kw, "cpu", np.float32, 2, make=make, calls=calls, monkeypatch=monkeypatch)
+    assert calls[0] == 2 * len(fast[0])
+    _assert_same(fast, _run(name, {**kw, "foreach": False}, "cpu", np.float32, 2, make=make))
+
+
+def test_meta_parameters_take_the_slow_path() -> None:
+    p = ag.zeros(3, 4, device="meta", requires_grad=True)
+    p.grad = ag.zeros(3, 4, device="meta")
+    opt = ag.optim.SGD([p], lr=0.1, momentum=0.9)
+    opt.step()
+    opt.step()
+    assert opt.state[p]["momentum_buffer"].device.type == "meta"
