@@ -10,7 +10,8 @@ tensors, where per-step overhead shows).
 Before timing, 3 steps from identical weights and gradients must give the same parameters
 (within float32 rounding). Each measurement runs in its own process; the implementations' rounds
 alternate and the median of the rounds is reported (best-of-5 batches of steps inside each
-process). Prints one JSON line per case.
+process, in process CPU time: one thread each, so time spent descheduled on a busy machine does
+not count). Prints one JSON line per case.
 
 Usage: python bench/bench_optim.py [--rounds 5] [--cases adam,sgd,rmsprop,small]
 """
@@ -76,10 +77,10 @@ def serve(impl: str, case: str, reps: int) -> None:
         opt.step()
     best = float("inf")
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(reps):
             opt.step()
-        best = min(best, (time.perf_counter() - t0) / reps)
+        best = min(best, (time.process_time() - t0) / reps)
     print(json.dumps({"s": best}))
 
 
