@@ -42,6 +42,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
                "gru_cell_backward"),
     "attention.cu": ("attention_forward", "attention_delta", "attention_backward_kv",
                      "attention_backward_q"),
+    "optim.cu": ("sgd_step", "adam_step", "rmsprop_step"),
 }
 _FILE_OF = {name: file for file, names in KERNELS.items() for name in names}
 _OPTIONS = ("-std=c++17",)

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import _ops
-from .optimizer import (Optimizer, ParamsT, _check_adam_args, _check_differentiable, _check_lr,
-                        _no_grad_step, _scalar, _zero_state)
+from ..tensor import Tensor
+from . import _foreach, _fused, _ops
+from .optimizer import (Optimizer, ParamsT, _check_adam_args, _check_fused, _check_fused_param,
+                        _check_lr, _no_grad_step, _scalar, _zero_state)
 
 
 class Adam(Optimizer):
-    """Adam, PyTorch's ``torch.optim.Adam`` (single-tensor path).
+    """Adam, PyTorch's ``torch.optim.Adam``, with the numbers of its single-tensor path (the fast
+    path, ``_foreach`` or one fused kernel per group on CUDA, gives them too).
 
     Per parameter, at step ``t`` with gradient ``g`` (negated when ``maximize``)::
 
@@ -41,46 +43,102 @@ class Adam(Optimizer):
                  decoupled_weight_decay: bool = False) -> None:
         _check_lr(lr)
         _check_adam_args(eps, betas, weight_decay)
-        _check_differentiable(differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Perform one Adam step; ``closure`` re-evaluates the loss and returns it."""
+        """Perform one Adam step; ``closure`` re-evaluates the loss and returns it.
+
+        The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can;
+        ``_single`` the rest, with the same numbers.
+        """
         loss = self._closure_loss(closure)
+        bumps = _foreach.Bumps()
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             wd, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
-            for p, grad in self._grads(group):
+            decoupled = group["decoupled_weight_decay"]
+            names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else \
+                ("exp_avg", "exp_avg_sq")
+            path = _foreach.path(group, *group["betas"], eps, wd)
+            fused = bool(group["fused"])
+            scalars: dict[Any, tuple[Any, ...]] = {}
+            rows: list[Any] = []
+            for p, grad in self._with_grad(group):
                 state = self.state[p]
-                exp_avg, exp_avg_sq = _zero_state(
-                    state, p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if amsgrad else ()))[:2]
-                state["step"].add_(1)
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        grad = grad.add(p, alpha=wd)
-                _ops.lerp_(exp_avg, grad, 1 - beta1)
-                _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
-                step = state["step"].item()
-                bias_correction1 = 1 - beta1**step
-                bias_correction2 = 1 - beta2**step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2**0.5
-                if amsgrad:
-                    max_sq = state["max_exp_avg_sq"]
-                    max_sq.copy_(max_sq.maximum(exp_avg_sq))
-                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                _ops.addcdiv_(p, exp_avg, denom, value=-step_size)
+                if not state and fused:
+                    _check_fused_param(p)
+                bufs = _zero_state(state, p, *names)
+                how, xp = _foreach.route(path, p, grad, bufs, state["step"], half=fused)
+                if how is _foreach.SLOW:
+                    _single(p, grad, state, group, lr, beta1, beta2)
+                    continue
+                step = _foreach.tick(state["step"], bumps)
+                if how is _foreach.FUSED:
+                    rows.append((p, grad, bufs, step))
+                    continue
+                T = p._data.dtype.type
+                k = scalars.get((T, step))
+                if k is None:
+                    k = scalars[(T, step)] = _foreach.adam_scalars(
+                        T, step, lr, beta1, beta2, eps, wd if decoupled else 0)
+                d = p._data
+                s = _foreach.scratch(self, p, 3)
+                g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
+                                            None if wd == 0 or decoupled else T(wd))
+                _foreach.adam(xp, d, g, bufs[0]._data, bufs[1]._data,
+                              bufs[2]._data if amsgrad else None, s, k)
+                _bump(bumps, p, bufs, wd != 0 and decoupled)
+            if rows:
+                _fused.adam(self, rows, group, lr, beta1, beta2)
+                for p, _, bufs, _ in rows:
+                    _bump(bumps, p, bufs, wd != 0 and decoupled)
         return loss
+
+
+def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any], lr: Any,
+            beta1: Any, beta2: Any) -> None:
+    """One parameter's Adam step with Tensor ops (PyTorch's single-tensor path)."""
+    wd, eps = group["weight_decay"], group["eps"]
+    if group["maximize"]:
+        grad = -grad
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    state["step"].add_(1)
+    if wd != 0:
+        if group["decoupled_weight_decay"]:
+            p.mul_(1 - lr * wd)
+        else:
+            grad = grad.add(p, alpha=wd)
+    _ops.lerp_(exp_avg, grad, 1 - beta1)
+    _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+    step = state["step"].item()
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = bias_correction2**0.5
+    if group["amsgrad"]:
+        max_sq = state["max_exp_avg_sq"]
+        max_sq.copy_(max_sq.maximum(exp_avg_sq))
+        denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    else:
+        denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    _ops.addcdiv_(p, exp_avg, denom, value=-step_size)
+
+
+def _bump(bumps: _foreach.Bumps, p: Tensor, bufs: tuple[Tensor, ...], decayed: bool) -> None:
+    """The slow path's version bumps: ``p`` (once more for the decoupled decay), ``exp_avg``,
+    ``exp_avg_sq`` (``mul_`` and ``add_``), ``max_exp_avg_sq`` (``copy_``)."""
+    bumps(p, 2 if decayed else 1)
+    bumps(bufs[0])
+    bumps(bufs[1], 2)
+    if len(bufs) > 2:
+        bumps(bufs[2])
 
 
 class AdamW(Adam):

@@ -188,6 +188,10 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    def _with_grad(self, group: dict[str, Any]) -> list[tuple[Tensor, Tensor]]:
+        """``(param, grad)`` for the group's parameters that have a gradient, as it is."""
+        return [(p, p.grad) for p in group["params"] if p.grad is not None]
+
     def _grads(self, group: dict[str, Any]) -> list[tuple[Tensor, Tensor]]:
         """``(param, grad)`` for the group's parameters that have a gradient (the others are
         skipped), the gradient negated when the group has ``maximize`` set."""
@@ -284,6 +288,29 @@ def _check_differentiable(differentiable: bool) -> None:
     """``differentiable=True`` (an update recorded in the graph) is not supported."""
     if differentiable:
         raise NotImplementedError("autograd_gpu.optim does not support differentiable=True")
+
+
+def _check_fused(fused: Any, foreach: Any, differentiable: bool) -> None:
+    """PyTorch's checks of ``fused=True`` (after the parameter groups are added), then the
+    refusal of ``differentiable=True``."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    _check_differentiable(differentiable)
+
+
+_FUSED_DEVICES = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
+
+
+def _check_fused_param(p: Tensor) -> None:
+    """PyTorch's check of a parameter's first ``fused=True`` step: a floating-point tensor on a
+    device with fused kernels."""
+    if p.device.type not in _FUSED_DEVICES or not p.is_floating_point():
+        raise RuntimeError(
+            "`fused=True` requires all the params to be floating point Tensors of supported "
+            f"devices: {_FUSED_DEVICES} but {p.dtype} and {p.device.type}")
 
 
 def _step_tensor(value: float = 0.0, device: Any = None) -> Tensor:

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..creation import tensor, zeros_like
-from ..dtypes import float32
-from . import _ops
-from .optimizer import Optimizer, ParamsT, _no_grad_step, _scalar
+from ..tensor import Tensor
+from . import _foreach, _fused, _ops
+from .optimizer import (Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step,
+                        _scalar, _zero_state)
 
 
 class RMSprop(Optimizer):
-    """RMSprop, PyTorch's ``torch.optim.RMSprop`` (single-tensor path).
+    """RMSprop, PyTorch's ``torch.optim.RMSprop``, with the numbers of its single-tensor path (the
+    fast path, ``_foreach`` or one fused kernel per group on CUDA, gives them too).
 
     Per parameter, with gradient ``g`` (negated when ``maximize``)::
 
@@ -40,8 +41,7 @@ class RMSprop(Optimizer):
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
@@ -50,45 +50,81 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        if differentiable:
-            raise NotImplementedError("autograd_gpu.optim does not support differentiable=True")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
+        _check_differentiable(differentiable)
 
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Perform one RMSprop step; ``closure`` re-evaluates the loss and returns it."""
+        """Perform one RMSprop step; ``closure`` re-evaluates the loss and returns it.
+
+        The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can;
+        ``_single`` the rest, with the same numbers.
+        """
         loss = self._closure_loss(closure)
+        bumps = _foreach.Bumps()
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             alpha, eps, wd = group["alpha"], group["eps"], group["weight_decay"]
             momentum, centered = group["momentum"], group["centered"]
-            for p, grad in self._grads(group):
+            names = ("square_avg", *(("momentum_buffer",) if momentum > 0 else ()),
+                     *(("grad_avg",) if centered else ()))
+            path = _foreach.path(group, alpha, eps, wd, momentum)
+            scalars: dict[Any, tuple[Any, ...]] = {}
+            rows: list[Any] = []
+            for p, grad in self._with_grad(group):
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = tensor(0.0, dtype=float32)
-                    state["square_avg"] = zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = zeros_like(p)
-                square_avg = state["square_avg"]
-                state["step"].add_(1)
-                if wd != 0:
-                    grad = grad.add(p, alpha=wd)
-                _ops.addcmul_(square_avg.mul_(alpha), grad, grad, value=1 - alpha)
-                if centered:
-                    grad_avg = _ops.lerp_(state["grad_avg"], grad, 1 - alpha)
-                    avg = _ops.addcmul(square_avg, grad_avg, grad_avg, value=-1).sqrt_()
+                bufs = _zero_state(state, p, *names)
+                how, xp = _foreach.route(path, p, grad, bufs, state["step"])
+                if how is _foreach.SLOW:
+                    _single(p, grad, state, group, lr)
+                    continue
+                _foreach.tick(state["step"], bumps)
+                if how is _foreach.FUSED:
+                    rows.append((p, grad, bufs))
                 else:
-                    avg = square_avg.sqrt()
-                avg = avg.add_(eps)
-                if momentum > 0:
-                    buf = state["momentum_buffer"]
-                    _ops.addcdiv_(buf.mul_(momentum), grad, avg)
-                    p.add_(buf, alpha=-lr)
-                else:
-                    _ops.addcdiv_(p, grad, avg, value=-lr)
+                    T = p._data.dtype.type
+                    k = scalars.get(T)
+                    if k is None:
+                        k = scalars[T] = _foreach.rmsprop_scalars(T, lr, alpha, eps, momentum)
+                    d = p._data
+                    s = _foreach.scratch(self, p, 3)
+                    g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
+                                                None if wd == 0 else T(wd))
+                    _foreach.rmsprop(xp, d, g, bufs[0]._data,
+                                     state["grad_avg"]._data if centered else None,
+                                     state["momentum_buffer"]._data if momentum > 0 else None,
+                                     s, k)
+                bumps(p)
+                for t in bufs:  # NOTE: grad_avg's lerp_ writes once, the others twice
+                    bumps(t, 1 if centered and t is bufs[-1] else 2)
+            if rows:
+                _fused.rmsprop(self, rows, group, lr)
         return loss
+
+
+def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any],
+            lr: Any) -> None:
+    """One parameter's RMSprop step with Tensor ops (PyTorch's single-tensor path)."""
+    alpha, eps, wd = group["alpha"], group["eps"], group["weight_decay"]
+    if group["maximize"]:
+        grad = -grad
+    square_avg = state["square_avg"]
+    state["step"].add_(1)
+    if wd != 0:
+        grad = grad.add(p, alpha=wd)
+    _ops.addcmul_(square_avg.mul_(alpha), grad, grad, value=1 - alpha)
+    if group["centered"]:
+        grad_avg = _ops.lerp_(state["grad_avg"], grad, 1 - alpha)
+        avg = _ops.addcmul(square_avg, grad_avg, grad_avg, value=-1).sqrt_()
+    else:
+        avg = square_avg.sqrt()
+    avg = avg.add_(eps)
+    if group["momentum"] > 0:
+        buf = state["momentum_buffer"]
+        _ops.addcdiv_(buf.mul_(group["momentum"]), grad, avg)
+        p.add_(buf, alpha=-lr)
+    else:
+        _ops.addcdiv_(p, grad, avg, value=-lr)

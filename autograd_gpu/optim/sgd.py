@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .optimizer import Optimizer, ParamsT, _no_grad_step, _scalar
+from ..tensor import Tensor
+from . import _foreach, _fused
+from .optimizer import (Optimizer, ParamsT, _check_fused, _check_fused_param, _check_lr,
+                        _no_grad_step, _scalar)
 
 
 class SGD(Optimizer):
@@ -35,38 +38,81 @@ class SGD(Optimizer):
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("autograd_gpu.optim does not support differentiable=True")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                         nesterov=nesterov, maximize=maximize, foreach=foreach,
                         differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Perform one SGD step; ``closure`` re-evaluates the loss and returns it."""
+        """Perform one SGD step; ``closure`` re-evaluates the loss and returns it.
+
+        The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can;
+        ``_single`` the rest, with the same numbers.
+        """
         loss = self._closure_loss(closure)
+        bumps = _foreach.Bumps()
         for group in self.param_groups:
             lr = _scalar(group["lr"])
-            wd, momentum = group["weight_decay"], group["momentum"]
-            for p, grad in self._grads(group):
-                if wd != 0:
-                    grad = grad.add(p, alpha=wd)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
-                    else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-                p.add_(grad, alpha=-lr)
+            wd, momentum, dampening = group["weight_decay"], group["momentum"], group["dampening"]
+            path = _foreach.path(group, wd, momentum, dampening)
+            scalars: dict[Any, tuple[Any, ...]] = {}
+            rows: list[Any] = []
+            for p, grad in self._with_grad(group):
+                state = self.state[p]
+                if not state and group["fused"]:
+                    _check_fused_param(p)
+                buf = state.get("momentum_buffer") if momentum != 0 else None
+                how, xp = _foreach.route(path, p, grad, () if buf is None else (buf,),
+                                         half=bool(group["fused"]))
+                if how is _foreach.SLOW:
+                    _single(p, grad, state, group, lr)
+                    continue
+                if how is _foreach.FUSED:
+                    rows.append((p, grad, buf))
+                    continue
+                T = p._data.dtype.type
+                k = scalars.get(T)
+                if k is None:
+                    k = scalars[T] = _foreach.sgd_scalars(T, lr, momentum, dampening,
+                                                          group["nesterov"])
+                d = p._data
+                s = _foreach.scratch(self, p, 2)
+                g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
+                                            None if wd == 0 else T(wd))
+                first = momentum != 0 and buf is None
+                if first:
+                    buf = state["momentum_buffer"] = _foreach.sgd_first(p, g)
+                elif buf is not None:
+                    bumps(buf, 2)
+                _foreach.sgd(xp, d, g, None if buf is None else buf._data, s, k, first)
+                bumps(p)
+            if rows:
+                _fused.sgd(self, rows, group, lr, bumps)
         return loss
+
+
+def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any],
+            lr: Any) -> None:
+    """One parameter's SGD step with Tensor ops (PyTorch's single-tensor path)."""
+    wd, momentum = group["weight_decay"], group["momentum"]
+    if group["maximize"]:
+        grad = -grad
+    if wd != 0:
+        grad = grad.add(p, alpha=wd)
+    if momentum != 0:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = grad.detach().clone()
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+        grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+    p.add_(grad, alpha=-lr)
