@@ -205,10 +205,10 @@ if want bench; then
   fi
 fi
 
-# ---- fused kernels (issues #15 and #16): norms, recurrent cells, attention ------------------------
+# ---- fused kernels (issues #15, #16, #18): norms, recurrent cells, attention, optimizers ---------
 # NOTE: their JSON lines join bench_gpu.jsonl, their reports bench_gpu.md (8 files come back).
 if want kernels; then
-  for script in bench_norm_gpu bench_rnn_gpu bench_attention_gpu; do
+  for script in bench_norm_gpu bench_rnn_gpu bench_attention_gpu bench_optim_gpu; do
     t0=$SECONDS
     with_limit "${KERNELS_TIMEOUT:-40}" "$PY" "bench/$script.py" --quick --require-gpu \
       >> "$REPORT/bench_gpu.jsonl" 2> "$TMP/$script.log"
