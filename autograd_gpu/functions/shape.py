@@ -232,8 +232,10 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa:
 def t(input: Tensor) -> Tensor:  # noqa: A002
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    axes = tuple(range(input.ndim))[::-1]
-    return M.Permute.apply(input, axes=axes, name="TBackward0")
+    return M.Permute.apply(input, axes=_T_AXES[input.ndim], name="TBackward0")
+
+
+_T_AXES = ((), (0,), (1, 0))  # t()'s permutation by ndim
 
 
 def contiguous(input: Tensor) -> Tensor:  # noqa: A002
