@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from ..autograd.node import Node
-from . import conv_shifted
+from . import conv_batchlast, conv_shifted, pool_tiled
 
 Pair = tuple[int, ...]
 
@@ -165,6 +165,7 @@ class Convolution(_Windowed):
 
     node_name = "ConvolutionBackward0"
     raw_ok = True
+    batch_last = False  # whether forward ran conv_batchlast (its backward then does too)
 
     def __init__(self, groups: int, transposed: bool = False, **geometry: Any) -> None:
         super().__init__(**geometry)
@@ -191,6 +192,10 @@ class Convolution(_Windowed):
             cols = cols.reshape((x.shape[0], c_out) + self.kernel + self.out_hw)
             out = col2im(b, cols, self.kernel, self.stride, self.dilation, self.pad,
                          self.in_hw, self.out_hw)
+        elif conv_batchlast.applies(b, False, x.shape, w.shape, self.out_hw):
+            self.batch_last = True
+            out = conv_batchlast.forward(b, x, w, self.groups, self.kernel, self.stride,
+                                         self.dilation, self.pad, self.out_hw)
         elif self._shifted(b, w.shape):
             out = conv_shifted.forward(b, x, w, self.groups, self.kernel, self.dilation,
                                        self.pad, self.out_hw)
@@ -212,7 +217,11 @@ class Convolution(_Windowed):
         w_mat, x_mat = self._mats(self.x_shape, self.w_shape)
         n, g = self.x_shape[0], self.groups
         grad_x = grad_w = grad_b = None
-        if self.transposed:
+        if self.batch_last and self._raw:
+            grad_x, grad_w = conv_batchlast.grads(
+                self.backend, x, w, grad, (need[0], need[1]), self.w_shape, g, self.kernel,
+                self.stride, self.dilation, self.pad, self.in_hw, self.out_hw)
+        elif self.transposed:
             g_cols = self.im2col(grad).reshape((n, g, w_mat[2], x_mat[3]))
             if need[0]:
                 grad_x = (w.reshape(w_mat) @ g_cols).reshape(self.x_shape)
@@ -292,19 +301,29 @@ _SMALL_WINDOW = 4  # NOTE: windows this small: running comparisons beat argmax (
 
 
 def _first_max(b: Any, parts: list[Any]) -> tuple[Any, Any]:
-    """The elementwise maximum of ``parts`` (strided views, one per window offset) and the
-    offset (int8) of its first occurrence, NaN counting as the largest (``argmax``'s rule)."""
+    """The value and offset (int8) of each window's pick among ``parts`` (strided views, one per
+    window offset, in row-major order): PyTorch's scan, the first maximum, or the last NaN."""
     xp = b.xp
     best = parts[0]
     for part in parts[1:]:
         best = xp.maximum(best, part)  # NOTE: NaN wins, so a non-NaN best means no NaN part
     index = xp.full(best.shape, len(parts) - 1, dtype="int8")
     for j in range(len(parts) - 2, -1, -1):  # NOTE: descending: the first occurrence wins
-        hit = xp.equal(parts[j], best)
-        if best.dtype.kind == "f":
-            hit |= xp.isnan(parts[j])
-        index = b.where(hit, j, index).astype("int8", copy=False)
-    return b.ascontiguousarray(best), index
+        index = b.where(xp.equal(parts[j], best), j, index).astype("int8", copy=False)
+    if best.dtype.kind == "f" and xp.isnan(best).any():
+        for j, part in enumerate(parts):  # NOTE: ascending: the last NaN wins
+            index = b.where(xp.isnan(part), j, index).astype("int8", copy=False)
+    # NOTE: the picked element itself (``maximum`` may return either of two equal zeros)
+    return b.ascontiguousarray(xp.choose(index, parts)), index
+
+
+def _last_nan(b: Any, cols: Any, k: Any) -> Any:
+    """``k`` (argmax along the last axis of ``cols``: the first NaN) moved to the last NaN of
+    each window that holds one, as PyTorch's scan picks."""
+    xp = b.xp
+    nan = xp.isnan(cols)
+    last = cols.shape[-1] - 1 - b.argmax(nan[..., ::-1], axis=-1)
+    return b.where(nan.any(-1), last, k)
 
 
 class MaxPool2d(_Pool):
@@ -314,9 +333,17 @@ class MaxPool2d(_Pool):
     node_name = "MaxPool2DWithIndicesBackward0"
     raw_ok = True
 
+    tiled_shape: tuple[int, ...] | None = None  # the input's shape when pool_tiled ran
+
     def forward(self, x: Any) -> tuple[Any, Any]:
         b = self.backend
         x = self._batched(x)
+        if pool_tiled.applies(b, x, self.kernel, self.stride, self.dilation, self.pad,
+                              self.out_hw):
+            out, indices, flat = pool_tiled.forward(b, x, self.kernel, self.out_hw)
+            self.tiled_shape = tuple(x.shape)
+            self.save_for_backward(flat)
+            return self._unbatched(out), self._unbatched(indices)
         n, c = x.shape[:2]
         (kh, kw), (ho, wo) = self.kernel, self.out_hw
         # NOTE: any value <= every element pads correctly (every window holds one element).
@@ -328,6 +355,8 @@ class MaxPool2d(_Pool):
             # NOTE: the window axis last (one copy), where argmax runs along contiguous memory
             cols = cols.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, ho, wo, kh * kw)
             k = b.argmax(cols, axis=-1)
+            if x.dtype.kind == "f" and b.xp.isnan(cols).any():
+                k = _last_nan(b, cols, k)
             out = b.take_along_axis(cols, k[..., None], -1).reshape(n, c, ho, wo)
         self.save_for_backward(k)
         return self._unbatched(out), self._unbatched(self._flat_indices(k))
@@ -348,6 +377,11 @@ class MaxPool2d(_Pool):
         (k,) = self.saved_tensors
         b = self.backend
         k = getattr(k, "_data", k)
+        if self.tiled_shape is not None:  # NOTE: ``k`` holds pool_tiled's flat indices
+            if self._raw:
+                g = pool_tiled.backward(b, self._batched(grad), k, self.tiled_shape)
+                return (self._unbatched(g),)
+            k = pool_tiled.window_offsets(b, k, self.tiled_shape, self.kernel, self.out_hw)
         if self._raw and self._disjoint():
             # NOTE: each input element is in at most one window: the gradients land without
             # adding up, one scatter into zeros (no window-sized mask, no col2im).

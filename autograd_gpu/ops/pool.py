@@ -281,6 +281,10 @@ class WindowMax(Node):
         top = b.max(masked, axis=2, keepdims=True)
         pick = b.logical_and(valid, b.logical_or(b.equal(masked, top), b.isnan(masked)))
         k_sel = b.argmax(pick, axis=2)
+        if x.dtype.kind == "f" and b.xp.isnan(top).any():
+            # NOTE: PyTorch's scan replaces its pick at every NaN: the last NaN wins.
+            last = k - 1 - b.argmax(pick[..., ::-1], axis=2)
+            k_sel = b.where(b.isnan(top[..., 0]), last, k_sel)
         sel = b.take_along_axis(flat_idx.reshape(p_tab, m, k), k_sel[..., None], 2)
         sel = b.broadcast_to(sel, (planes, m, 1)).reshape(tuple(lead) + outs)
         out = b.take_along_axis(xf, sel.reshape(planes, m), 1).reshape(tuple(lead) + outs)
