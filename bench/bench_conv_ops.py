@@ -45,7 +45,7 @@ def ops(T: Any, batch: int, size: int) -> dict[str, Callable[[], Any]]:
     x = leaf(batch, 1, size, size, grad=False)
     w1, b1, h1 = leaf(8, 1, 3, 3), leaf(8), leaf(batch, 8, size, size)
     p1, w2, b2 = leaf(batch, 8, s1, s1), leaf(16, 8, 3, 3), leaf(16)
-    h2, f = leaf(batch, 16, s1, s1), leaf(batch, 16 * s2 * s2)
+    h2, q2, f = leaf(batch, 16, s1, s1), leaf(batch, 16, s2, s2), leaf(batch, 16 * s2 * s2)
     wl, bl, logits = leaf(10, 16 * s2 * s2), leaf(10), leaf(batch, 10)
     y = T.tensor(rng.integers(0, 10, batch))
     return {
@@ -55,7 +55,7 @@ def ops(T: Any, batch: int, size: int) -> dict[str, Callable[[], Any]]:
         "conv2": lambda: F.conv2d(p1, w2, b2, padding=1),
         "relu2": lambda: F.relu(h2),
         "pool2": lambda: F.max_pool2d(h2, 2),
-        "flatten": lambda: T.flatten(h2[:, :, ::2, ::2], 1),
+        "flatten": lambda: T.flatten(q2, 1),
         "linear": lambda: F.linear(f, wl, bl),
         "cross_entropy": lambda: F.cross_entropy(logits, y),
     }
