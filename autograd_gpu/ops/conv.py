@@ -300,16 +300,21 @@ class _Pool(_Windowed):
 _SMALL_WINDOW = 4  # NOTE: windows this small: running comparisons beat argmax (2x at 2)
 
 
-def _first_max(b: Any, parts: list[Any]) -> tuple[Any, Any]:
+def _first_max(b: Any, parts: list[Any], valid: Any = None) -> tuple[Any, Any]:
     """The value and offset (int8) of each window's pick among ``parts`` (strided views, one per
-    window offset, in row-major order): PyTorch's scan, the first maximum, or the last NaN."""
+    window offset, in row-major order): PyTorch's scan, the first maximum, or the last NaN.
+    ``valid[j]`` (where given) says where offset ``j`` lies inside the input: padding is
+    never picked, even when it ties (all of a window's elements ``-inf``)."""
     xp = b.xp
     best = parts[0]
     for part in parts[1:]:
         best = xp.maximum(best, part)  # NOTE: NaN wins, so a non-NaN best means no NaN part
     index = xp.full(best.shape, len(parts) - 1, dtype="int8")
     for j in range(len(parts) - 2, -1, -1):  # NOTE: descending: the first occurrence wins
-        index = b.where(xp.equal(parts[j], best), j, index).astype("int8", copy=False)
+        hit = xp.equal(parts[j], best)
+        if valid is not None:
+            hit &= valid[j]
+        index = b.where(hit, j, index).astype("int8", copy=False)
     if best.dtype.kind == "f" and xp.isnan(best).any():
         for j, part in enumerate(parts):  # NOTE: ascending: the last NaN wins
             index = b.where(xp.isnan(part), j, index).astype("int8", copy=False)
@@ -349,17 +354,39 @@ class MaxPool2d(_Pool):
         # NOTE: any value <= every element pads correctly (every window holds one element).
         fill = float("-inf") if x.dtype.kind == "f" else (b.min(x) if x.size else 0)
         cols = windows(b, x, self.kernel, self.stride, self.dilation, self.pad, self.out_hw, fill)
+        valid = self._valid()
         if kh * kw <= _SMALL_WINDOW:
-            out, k = _first_max(b, [cols[:, :, i, j] for i in range(kh) for j in range(kw)])
+            out, k = _first_max(b, [cols[:, :, i, j] for i in range(kh) for j in range(kw)],
+                                valid)
         else:
             # NOTE: the window axis last (one copy), where argmax runs along contiguous memory
             cols = cols.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, ho, wo, kh * kw)
             k = b.argmax(cols, axis=-1)
+            if valid is not None:  # NOTE: the first real element equal to the maximum
+                top = b.take_along_axis(cols, k[..., None], -1)
+                k = b.argmax(b.logical_and(b.equal(cols, top), valid.transpose(1, 2, 0)), -1)
             if x.dtype.kind == "f" and b.xp.isnan(cols).any():
                 k = _last_nan(b, cols, k)
             out = b.take_along_axis(cols, k[..., None], -1).reshape(n, c, ho, wo)
         self.save_for_backward(k)
         return self._unbatched(out), self._unbatched(self._flat_indices(k))
+
+    def _valid(self) -> Any:
+        """``(kh * kw, Ho, Wo)`` bool: which window offsets lie inside the input; ``None`` when
+        every window is inside (no padding, no partial window from ``ceil_mode``)."""
+        (kh, kw), (ho, wo), (h, w) = self.kernel, self.out_hw, self.in_hw
+        (sh, sw), (dh, dw), (pt, pl) = self.stride, self.dilation, self.pad
+        if not (pt or pl or (ho - 1) * sh + (kh - 1) * dh >= h
+                or (wo - 1) * sw + (kw - 1) * dw >= w):
+            return None
+        b = self.backend
+        rows = b.arange(0, ho, 1, "int64") * sh - pt + (b.arange(0, kh, 1, "int64") * dh
+                                                          ).reshape(kh, 1)
+        cols = b.arange(0, wo, 1, "int64") * sw - pl + (b.arange(0, kw, 1, "int64") * dw
+                                                          ).reshape(kw, 1)
+        inside_r = b.logical_and(rows >= 0, rows < h).reshape(kh, 1, ho, 1)
+        inside_c = b.logical_and(cols >= 0, cols < w).reshape(1, kw, 1, wo)
+        return b.logical_and(inside_r, inside_c).reshape(kh * kw, ho, wo)
 
     def _flat_indices(self, k: Any) -> Any:
         """Window offsets ``k`` as flat ``h * W + w`` indices into the input plane: each
@@ -393,11 +420,13 @@ class MaxPool2d(_Pool):
             return (self._unbatched(out.reshape((n, c, h, w))),)
         (kh, kw), (ho, wo), n, c = self.kernel, self.out_hw, k.shape[0], k.shape[1]
         positions = b.arange(0, kh * kw, 1, "int64").reshape(kh * kw, 1, 1)
-        mask = b.equal(k[:, :, None], positions).astype(_dtype(grad))
+        mask = b.equal(k[:, :, None], positions)
         if not self._raw:
             mask = self.wrap(mask)
-        cols = (mask * grad.reshape((n, c, 1, ho, wo))).reshape((n, c, kh, kw, ho, wo))
-        return (self._unbatched(self.col2im(cols)),)
+        # NOTE: a select, not ``mask * grad``: elements that were not picked get +0 (as
+        # PyTorch's zero-filled scatter), never ``0 * -g = -0``.
+        cols = self.where(mask, grad.reshape((n, c, 1, ho, wo)), 0)
+        return (self._unbatched(self.col2im(cols.reshape((n, c, kh, kw, ho, wo)))),)
 
     def _disjoint(self) -> bool:
         """No padding and windows that never overlap (so every flat index is a real element
