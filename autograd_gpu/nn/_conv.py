@@ -54,6 +54,20 @@ def _per_axis(name: str, vals: Sizes, fill: int = 1, sep: str = " ") -> str:
     return sep.join(f"{name}_{a}: {v}" for a, v in zip(axes, vals))
 
 
+def _ints(*args: Any) -> bool:
+    """Whether every argument is an int or a tuple of ints (exactly: no bool, float or str)."""
+    for a in args:
+        if type(a) is not int and not (type(a) is tuple and all(type(v) is int for v in a)):
+            return False
+    return True
+
+
+# NOTE: argument layouts that passed the checks, and their node parameters: a training loop
+# calls each layer with the same ones every step (bounded: cleared when full).
+_CHECKED: dict[tuple[Any, ...], tuple[dict[str, Any], bool]] = {}
+_CHECKED_MAX = 256
+
+
 def _convolution(fn: str, dims: int, input: Tensor, weight: Tensor,  # noqa: A002
                  bias: Tensor | None, stride: Any, padding: Any, dilation: Any, groups: int,
                  transposed: bool = False, output_padding: Any = 0) -> Tensor:
@@ -61,6 +75,30 @@ def _convolution(fn: str, dims: int, input: Tensor, weight: Tensor,  # noqa: A00
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
             and (bias is None or isinstance(bias, Tensor))):
         raise invalid_arguments(fn, (input, weight) + (() if bias is None else (bias,)), {})
+    key = hit = None
+    if _ints(stride, padding, dilation, groups, output_padding) and type(transposed) is bool:
+        key = (fn, tuple(input.shape), input.dtype, tuple(weight.shape), weight.dtype,
+               None if bias is None else (tuple(bias.shape), bias.dtype), stride, padding,
+               dilation, groups, transposed, output_padding)
+        hit = _CHECKED.get(key)
+    if hit is None:
+        hit = _checked(fn, dims, input, weight, bias, stride, padding, dilation, groups,
+                       transposed, output_padding)
+        if key is not None:
+            if len(_CHECKED) >= _CHECKED_MAX:
+                _CHECKED.clear()
+            _CHECKED[key] = hit
+    params, unbatched = hit
+    result = conv.Convolution.apply(input.unsqueeze(0) if unbatched else input, weight, bias,
+                                    **params)
+    return result.squeeze(0) if unbatched else result
+
+
+def _checked(fn: str, dims: int, input: Tensor, weight: Tensor,  # noqa: A002
+             bias: Tensor | None, stride: Any, padding: Any, dilation: Any, groups: int,
+             transposed: bool, output_padding: Any) -> tuple[dict[str, Any], bool]:
+    """PyTorch's checks of a convolution's arguments, then the node's parameters and whether
+    the input is unbatched."""
     if transposed and isinstance(padding, str):
         raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
     if input.dim() not in (dims + 1, dims + 2):
@@ -120,22 +158,18 @@ def _convolution(fn: str, dims: int, input: Tensor, weight: Tensor,  # noqa: A00
                 f"Given input size per channel: ({' x '.join(map(str, pre + sizes))}). "
                 f"Calculated output size per channel: ({' x '.join(map(str, pre + out))}). "
                 "Output size is too small")
-        result = conv.Convolution.apply(
-            x, weight, bias, groups=groups, transposed=True, kernel=kernel, stride=stride_,
-            dilation=dilation_, pad=lo, in_hw=out, out_hw=sizes)
-    else:
-        padded = tuple(n + a + b for n, a, b in zip(sizes, lo, hi))
-        eff = tuple((kk - 1) * d + 1 for kk, d in zip(kernel, dilation_))
-        if any(p < e for p, e in zip(padded, eff)):
-            raise RuntimeError(
-                f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
-                f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater "
-                "than actual input size")
-        out = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride_))
-        result = conv.Convolution.apply(
-            x, weight, bias, groups=groups, kernel=kernel, stride=stride_, dilation=dilation_,
-            pad=lo, in_hw=sizes, out_hw=out)
-    return result.squeeze(0) if unbatched else result
+        return {"groups": groups, "transposed": True, "kernel": kernel, "stride": stride_,
+                "dilation": dilation_, "pad": lo, "in_hw": out, "out_hw": sizes}, unbatched
+    padded = tuple(n + a + b for n, a, b in zip(sizes, lo, hi))
+    eff = tuple((kk - 1) * d + 1 for kk, d in zip(kernel, dilation_))
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater "
+            "than actual input size")
+    out = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride_))
+    return {"groups": groups, "kernel": kernel, "stride": stride_, "dilation": dilation_,
+            "pad": lo, "in_hw": sizes, "out_hw": out}, unbatched
 
 
 def _check_weight(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int,

@@ -43,8 +43,39 @@ def _pool_out(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
     return out
 
 
+def _plain(*args: Any) -> bool:
+    """Whether every argument is None, an int or a tuple of ints (exactly: no bool or float)."""
+    for a in args:
+        if a is not None and type(a) is not int and not (
+                type(a) is tuple and all(type(v) is int for v in a)):
+            return False
+    return True
+
+
+# NOTE: argument layouts that passed the checks, and their geometry: a training loop pools
+# with the same ones every step (bounded: cleared when full; nodes never change a geometry).
+_CHECKED: dict[tuple[Any, ...], dict[str, Any]] = {}
+_CHECKED_MAX = 256
+
+
 def _pool_geometry(name: str, input: Tensor, kernel_size: Any, stride: Any,  # noqa: A002
                    padding: Any, dilation: Any, ceil_mode: bool) -> dict[str, Any]:
+    """PyTorch's checks of a 2-D pooling's arguments, then the node's window geometry."""
+    if not (_plain(kernel_size, stride, padding, dilation) and type(ceil_mode) is bool):
+        return _checked_geometry(name, input, kernel_size, stride, padding, dilation, ceil_mode)
+    key = (name, tuple(input.shape), kernel_size, stride, padding, dilation, ceil_mode)
+    geometry = _CHECKED.get(key)
+    if geometry is None:
+        geometry = _checked_geometry(name, input, kernel_size, stride, padding, dilation,
+                                     ceil_mode)
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = geometry
+    return geometry
+
+
+def _checked_geometry(name: str, input: Tensor, kernel_size: Any, stride: Any,  # noqa: A002
+                      padding: Any, dilation: Any, ceil_mode: bool) -> dict[str, Any]:
     kernel = _pool_pair(kernel_size, f"{name}: kernel_size must either be a single int, or a "
                         "tuple of two ints")
     stride_ = _pool_pair(stride, f"{name}: stride must either be omitted, a single int, or a "
