@@ -194,8 +194,9 @@ class Convolution(_Windowed):
                          self.in_hw, self.out_hw)
         elif conv_batchlast.applies(b, False, x.shape, w.shape, self.out_hw):
             self.batch_last = True
-            out = conv_batchlast.forward(b, x, w, self.groups, self.kernel, self.stride,
+            out = conv_batchlast.forward(b, x, w, bias, self.groups, self.kernel, self.stride,
                                          self.dilation, self.pad, self.out_hw)
+            bias = None  # NOTE: added already
         elif self._shifted(b, w.shape):
             out = conv_shifted.forward(b, x, w, self.groups, self.kernel, self.dilation,
                                        self.pad, self.out_hw)

@@ -147,14 +147,17 @@ def _padded(kernel: Pair, stride: Pair, dilation: Pair, out_hw: Pair) -> Pair:
                  for k, s, d, o in zip(kernel, stride, dilation, out_hw))
 
 
-def forward(b: Any, x: Any, w: Any, groups: int, kernel: Pair, stride: Pair, dilation: Pair,
-            pad: Pair, out_hw: Pair) -> Any:
-    """``conv(x, w)`` without bias: ``(N, O, *out_hw)``, C-contiguous."""
+def forward(b: Any, x: Any, w: Any, bias: Any, groups: int, kernel: Pair, stride: Pair,
+            dilation: Pair, pad: Pair, out_hw: Pair) -> Any:
+    """``conv(x, w) + bias`` (``bias`` may be None): ``(N, O, *out_hw)``, C-contiguous."""
     full = _padded(kernel, stride, dilation, out_hw)
     xt = to_last(b, x, full, pad)
     cols = _cols(b, xt, kernel, stride, dilation, out_hw, groups)
     w3 = w.reshape(groups, w.shape[0] // groups, -1)
-    return _to_first(b, product(b, w3, cols), x.shape[0], out_hw)
+    out_t = product(b, w3, cols)
+    if bias is not None:  # NOTE: along the rows of the batch-last result (2x faster)
+        out_t += bias.reshape(groups, -1, 1)
+    return _to_first(b, out_t, x.shape[0], out_hw)
 
 
 def grads(b: Any, x: Any, w: Any, grad: Any, need: tuple[bool, ...], w_shape: Any,
