@@ -8,16 +8,19 @@ is ``out_w * N`` contiguous elements, and the copy runs ten times faster. So her
 
 - ``x`` is transposed to ``(C, *padded, N)`` (zero padding in the same copy), its windows
   copied to ``cols (g, C/g * K, L * N)`` (``K = prod(kernel)``, ``L = prod(out)``) and the weight
-  ``(g, O/g, C/g * K)`` multiplies them: ``out_t (O, L, N)``, transposed back to
-  ``(N, O, *out)`` (a 2-D transpose, with the bias added after).
+  ``(g, O/g, C/g * K)`` multiplies them: ``out_t (O, L, N)``, plus the bias along its rows,
+  transposed back to ``(N, O, *out)`` (a 2-D transpose).
 - the weight gradient is ``grad_t (g, O/g, L * N) @ cols^T`` (``cols`` recomputed, as
-  PyTorch keeps only ``x``), and the input gradient is the correlation of the padded gradient
-  with the flipped, transposed weight (stride 1: the same product again, on ``grad_t``), else
+  PyTorch keeps only ``x``), the bias gradient the sum of ``grad_t``'s rows, and the input
+  gradient the correlation of the padded gradient with the flipped, transposed weight (stride
+  1 and padding within the dilated kernel: the same product again, on ``grad_t``), else
   ``conv.col2im`` of ``w^T @ grad_t`` (any stride).
 
 The sums run over the same terms as the general path, grouped as one product per group instead
-of one per image: float32 results agree to rounding (a few ulp of the largest term; see
-``tests/nn/test_cnn_fast.py`` for the bound).
+of one per image: a result of ``n`` terms may differ from the general path's by the rounding
+of a reordered sum, at most ``2 (n - 1) u sum|terms|`` (``u`` the unit roundoff; pinned by
+``tests/nn/test_cnn_fast.py``). Only the first-order backward runs here; under
+``create_graph`` the general path's backward of Tensor ops records the graph, as before.
 
 NOTE: products are split into column blocks of at most ``_BLOCK`` multiply-adds: OpenBLAS runs a
 small-matrix kernel below about 10^6 (``M * N * K``) and a packed one above, and for these

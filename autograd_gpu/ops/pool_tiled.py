@@ -19,20 +19,24 @@ opaque element), and the rest is a handful of contiguous comparisons:
   gathered at it (exactly the picked element, as PyTorch returns it, signed zeros included).
 
 The backward is one scatter of the gradient into zeros at those flat indices (windows do not
-overlap). CuPy keeps the general path (one kernel per op is no loop overhead there).
+overlap), which the node keeps (int64, as PyTorch keeps its indices; the general path keeps
+int8 window offsets). Measured on 64x8x8x8 float32, one thread: forward 0.27 -> 0.08 ms,
+forward + backward 0.40 -> 0.11 ms (PyTorch 0.11). CuPy keeps the general path (one kernel per
+op is no loop overhead there).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 Pair = tuple[int, ...]
 
 ENABLED = True  # NOTE: tests turn this off to compare with the general path
 _SIZES = ((2, 2), (1, 2), (2, 1))
-_CACHE: OrderedDict[tuple[int, ...], tuple[Any, Any]] = OrderedDict()
-_CACHE_ENTRIES, _CACHE_MAX = 8, 1 << 20  # NOTE: geometries kept, outputs per geometry at most
+# NOTE: windows' corners by geometry (read only; at most 8 geometries of at most 2^20 outputs,
+# cleared when full: a plain dict, whose get and set are atomic for threads)
+_CACHE: dict[tuple[int, ...], tuple[Any, Any]] = {}
+_CACHE_ENTRIES, _CACHE_MAX = 8, 1 << 20
 
 
 def applies(b: Any, x: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: Pair,
@@ -95,7 +99,6 @@ def _bases(b: Any, nc: int, h: int, w: int, kh: int, kw: int, ho: int, wo: int
     key = (nc, h, w, kh, kw, ho, wo)
     hit = _CACHE.get(key)
     if hit is not None:
-        _CACHE.move_to_end(key)
         return hit
     xp = b.xp
     local = (xp.arange(ho, dtype=xp.int64).reshape(ho, 1) * (kh * w)
@@ -103,9 +106,9 @@ def _bases(b: Any, nc: int, h: int, w: int, kh: int, kw: int, ho: int, wo: int
     local = xp.tile(local, nc)
     glob = local + xp.repeat(xp.arange(nc, dtype=xp.int64) * (h * w), ho * wo)
     if local.size <= _CACHE_MAX:
+        if len(_CACHE) >= _CACHE_ENTRIES:
+            _CACHE.clear()
         _CACHE[key] = (glob, local)
-        if len(_CACHE) > _CACHE_ENTRIES:
-            _CACHE.popitem(last=False)
     return glob, local
 
 
