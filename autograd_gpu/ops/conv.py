@@ -316,11 +316,23 @@ def _first_max(b: Any, parts: list[Any], valid: Any = None) -> tuple[Any, Any]:
         if valid is not None:
             hit &= valid[j]
         index = b.where(hit, j, index).astype("int8", copy=False)
-    if best.dtype.kind == "f" and xp.isnan(best).any():
+    if best.dtype.kind == "f" and may_hold_nan(b, best):
         for j, part in enumerate(parts):  # NOTE: ascending: the last NaN wins
             index = b.where(xp.isnan(part), j, index).astype("int8", copy=False)
     # NOTE: the picked element itself (``maximum`` may return either of two equal zeros)
-    return b.ascontiguousarray(xp.choose(index, parts)), index
+    value = parts[-1]
+    for j in range(len(parts) - 2, -1, -1):
+        value = b.where(index == j, parts[j], value)
+    return b.ascontiguousarray(value), index
+
+
+def may_hold_nan(b: Any, a: Any) -> bool:
+    """Whether ``a`` may hold a NaN: NumPy looks (one cheap pass); other backends answer yes
+    without looking (CuPy would wait for the GPU, meta arrays hold no data), and the caller
+    runs its NaN rule, which changes nothing where there is none."""
+    if b.name == "numpy" and b.ndarray is b.xp.ndarray:
+        return bool(b.xp.isnan(a).any())
+    return True
 
 
 def _last_nan(b: Any, cols: Any, k: Any) -> Any:
@@ -366,7 +378,7 @@ class MaxPool2d(_Pool):
             if valid is not None:  # NOTE: the first real element equal to the maximum
                 top = b.take_along_axis(cols, k[..., None], -1)
                 k = b.argmax(b.logical_and(b.equal(cols, top), valid.transpose(1, 2, 0)), -1)
-            if x.dtype.kind == "f" and b.xp.isnan(cols).any():
+            if x.dtype.kind == "f" and may_hold_nan(b, cols):
                 k = _last_nan(b, cols, k)
             out = b.take_along_axis(cols, k[..., None], -1).reshape(n, c, ho, wo)
         self.save_for_backward(k)

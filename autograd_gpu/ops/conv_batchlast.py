@@ -48,7 +48,9 @@ _MIN_COLUMNS = 256  # columns per block at least
 def applies(b: Any, transposed: bool, x_shape: Any, w_shape: Any, out_hw: Pair) -> bool:
     """Whether this path runs: NumPy, not transposed, few output positions per image (the
     rule above ``_SMALL``), and something to compute."""
-    if not (ENABLED and b.name == "numpy" and not transposed and x_shape[0] > 0):
+    # NOTE: ``b.ndarray is b.xp.ndarray`` leaves out the meta backend (no storage to view)
+    if not (ENABLED and b.name == "numpy" and b.ndarray is b.xp.ndarray and not transposed
+            and x_shape[0] > 0):
         return False
     positions, work = math.prod(out_hw), math.prod(w_shape)
     if positions == 0 or work == 0:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.node import Node
+from .conv import may_hold_nan
 
 # (axis from the end, index (O, T) int64, weight (O, T) float or None, valid (O, T) bool or None)
 Tap = tuple[int, Any, Any, Any]
@@ -281,7 +282,7 @@ class WindowMax(Node):
         top = b.max(masked, axis=2, keepdims=True)
         pick = b.logical_and(valid, b.logical_or(b.equal(masked, top), b.isnan(masked)))
         k_sel = b.argmax(pick, axis=2)
-        if x.dtype.kind == "f" and b.xp.isnan(top).any():
+        if x.dtype.kind == "f" and may_hold_nan(b, top):
             # NOTE: PyTorch's scan replaces its pick at every NaN: the last NaN wins.
             last = k - 1 - b.argmax(pick[..., ::-1], axis=2)
             k_sel = b.where(b.isnan(top[..., 0]), last, k_sel)

@@ -45,7 +45,10 @@ def applies(b: Any, x: Any, kernel: Pair, stride: Pair, dilation: Pair, pad: Pai
     stride == kernel, no padding, no dilation along a 2-long axis, every window inside the
     input (``ceil_mode`` may add a partial one) and something to pool."""
     kernel = tuple(kernel)
-    return (ENABLED and b.name == "numpy" and x.dtype.kind == "f" and kernel in _SIZES
+    # NOTE: ``b.ndarray is b.xp.ndarray`` leaves out the meta backend (NumPy's code on arrays
+    # without storage), which these views and gathers need.
+    return (ENABLED and b.name == "numpy" and b.ndarray is b.xp.ndarray and x.dtype.kind == "f"
+            and kernel in _SIZES
             and tuple(stride) == kernel and not any(pad) and x.size > 0
             and all(d == 1 or k == 1 for d, k in zip(dilation, kernel))
             and all(o * k <= s for o, k, s in zip(out_hw, kernel, x.shape[2:])))

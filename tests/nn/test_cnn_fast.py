@@ -232,3 +232,18 @@ def test_nll_loss_plain_targets_is_the_general_path(reduction: str, shape: tuple
     for a, b in zip(results[0][:2], results[-1][:2]):
         np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().numpy(), rtol=1e-6,
                                    atol=1e-7)
+
+
+def test_fast_path_shapes_on_the_meta_device() -> None:
+    """The meta device runs NumPy's code on arrays without data: the fast paths step aside
+    (no views of storage, no data-dependent branch) and every result has torch's shape."""
+    shapes = []
+    for T in (ag, torch):
+        x = T.empty(4, 3, 8, 8, device="meta", requires_grad=True)
+        outs = [T.nn.functional.max_pool2d(x, 2), T.nn.functional.max_pool2d(x, 3, 2, 1),
+                T.nn.functional.adaptive_max_pool2d(x, 3)]
+        outs.append(T.nn.functional.conv2d(outs[0], T.empty(5, 3, 3, 3, device="meta"),
+                                           padding=1))
+        outs[-1].sum().backward()
+        shapes.append([tuple(o.shape) for o in outs] + [tuple(x.grad.shape), x.grad.device.type])
+    assert shapes[0] == shapes[1]

@@ -13,7 +13,7 @@ import torch
 
 import autograd_gpu as ag
 from autograd_gpu.backends import get_backend
-from autograd_gpu.ops import conv_shifted
+from autograd_gpu.ops import conv_batchlast, conv_shifted
 from tests.nn._util import t
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning")
@@ -47,6 +47,7 @@ def test_shifted_conv_matches_torch(x_shape: tuple[int, ...], w_shape: tuple[int
                                     kw: dict[str, Any], device: str,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
+    monkeypatch.setattr(conv_batchlast, "ENABLED", False)  # NOTE: small cases would take it
     for name in ("forward", "weight_grad"):
         real = getattr(conv_shifted, name)
         monkeypatch.setattr(conv_shifted, name,
@@ -64,7 +65,8 @@ def test_shifted_conv_matches_torch(x_shape: tuple[int, ...], w_shape: tuple[int
         np.testing.assert_allclose(g.cpu().numpy(), r.numpy(), rtol=1e-12, atol=1e-11)
 
 
-def test_shifted_conv_float32_and_second_derivatives() -> None:
+def test_shifted_conv_float32_and_second_derivatives(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conv_batchlast, "ENABLED", False)  # NOTE: small cases would take it
     x, w = RNG.standard_normal((2, 8, 6, 6)), RNG.standard_normal((3, 8, 3, 3))
     for T, dev in ((ag, "cpu"), (torch, "cpu")):
         xs, ws = t(T, dev, x, grad=True, dtype=T.float32), t(T, dev, w, grad=True,
