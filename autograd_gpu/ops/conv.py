@@ -422,7 +422,7 @@ class MaxPool2d(_Pool):
                 g = pool_tiled.backward(b, self._batched(grad), k, self.tiled_shape)
                 return (self._unbatched(g),)
             k = pool_tiled.window_offsets(b, k, self.tiled_shape, self.kernel, self.out_hw)
-        if self._raw and self._disjoint():
+        if self._raw and self._disjoint() and b.ndarray is b.xp.ndarray:  # NOTE: not meta
             # NOTE: each input element is in at most one window: the gradients land without
             # adding up, one scatter into zeros (no window-sized mask, no col2im).
             g = self._batched(grad)
