@@ -1,9 +1,9 @@
 """The CPU fast paths of the small-CNN step (issue #18) against the general paths they stand in
-for, and against torch: tiled max pooling (``ops/pool_tiled.py``), batch-last convolution
-(``ops/conv_batchlast.py``) and ``nll_loss`` with plain targets (``ops/nn_ops.py``).
+for, and against torch: tiled max pooling (``ops/pool_tiled.py``) and batch-last convolution
+(``ops/conv_batchlast.py``).
 
 Each case first checks whether the fast path ran (CPU only: CUDA keeps the general path), then
-switches it off and compares. Pooling and nll_loss give the general path's results bit for bit.
+switches it off and compares. Pooling gives the general path's results bit for bit.
 The convolution groups its sums differently (one product per group instead of one per image):
 each result may differ from the general path's by the rounding of a reordered sum, at most
 ``2 (n - 1) u sum|terms|`` for ``n`` terms (``u`` the unit roundoff); ``sum|terms|`` is the
@@ -104,9 +104,12 @@ def test_tiled_max_pool_is_the_general_path(fn: str, shape: tuple[int, ...], kw:
     assert ours[3] == theirs[3]
     for o, t in zip(ours[:2], theirs[:2]):
         np.testing.assert_array_equal(_bits(o), _bits(t))
-    if fast:  # NOTE: one gradient per element; overlapping windows add in another order
+    if fast:  # NOTE: one gradient per element
         np.testing.assert_array_equal(_bits(ours[2]), _bits(theirs[2]))
-    np.testing.assert_allclose(ours[2].cpu().numpy(), theirs[2].numpy(), rtol=1e-6, atol=0)
+    # NOTE: overlapping windows add up to 4 gradients in another order than PyTorch
+    g = theirs[2].numpy()
+    np.testing.assert_allclose(ours[2].cpu().numpy(), g, rtol=0,
+                               atol=4 * 3 * np.finfo(g.dtype).eps * np.abs(g).max())
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float16"])
@@ -204,34 +207,6 @@ def test_batch_last_convolution_second_derivatives(monkeypatch: pytest.MonkeyPat
     calls = _spy(monkeypatch, conv_batchlast, "forward")
     assert ag.autograd.gradcheck(f, (x, w)) and ag.autograd.gradgradcheck(f, (x, w))
     assert calls
-
-
-@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-@pytest.mark.parametrize("shape", [(6, 5), (5,), (3, 4, 2)])
-def test_nll_loss_plain_targets_is_the_general_path(reduction: str, shape: tuple[int, ...],
-                                                    device: str) -> None:
-    """Plain targets take the short path; an ``ignore_index`` that is a class (but never a
-    target) takes the general one: the same bits, loss and gradient, and the same as torch."""
-    c = shape[1] if len(shape) > 1 else shape[0]
-    logits = RNG.standard_normal(shape).astype("float32")
-    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
-    target = RNG.integers(0, c - 1, tshape)
-    results = []
-    runs = [(ag, device, -100, False), (ag, device, c - 1, False), (ag, device, -100, True),
-            (ag, device, c - 1, True), (torch, "cpu", -100, False)]
-    for T, dev, ignore, graph in runs:
-        x = T.tensor(logits, device=dev, requires_grad=True)
-        loss = T.nn.functional.cross_entropy(x, T.tensor(target, device=dev),
-                                             ignore_index=ignore, reduction=reduction)
-        (g,) = T.autograd.grad(loss, x, T.ones_like(loss), create_graph=graph)
-        results.append((loss, g, type(loss.grad_fn).__name__))
-    for other in results[1:4]:  # NOTE: the general path, and both with a recorded backward
-        for a, b in zip(results[0][:2], other[:2]):
-            np.testing.assert_array_equal(_bits(a), _bits(b))
-    assert len({r[2] for r in results}) == 1
-    for a, b in zip(results[0][:2], results[-1][:2]):
-        np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().numpy(), rtol=1e-6,
-                                   atol=1e-7)
 
 
 def test_fast_path_shapes_on_the_meta_device() -> None:
