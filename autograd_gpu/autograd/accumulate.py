@@ -131,7 +131,7 @@ def _sole_base(backend: Any, g: Any) -> Any:
     ``g`` holds it (a writable array then, which a ``.grad`` may take); else None."""
     base = getattr(g, "base", None)
     if base is None or base.shape != g.shape or base.strides != g.strides \
-            or not backend.owns_writable(base):
+            or base.dtype != g.dtype or not backend.owns_writable(base):  # (#18 CNN: dtype)
         return None
     # NOTE: the references are g's, this function's and getrefcount's argument: any more and
     # someone else (another gradient, a saved tensor) shares the buffer, which is then copied.

@@ -222,3 +222,14 @@ def test_fast_path_shapes_on_the_meta_device() -> None:
         outs[-1].sum().backward()
         shapes.append([tuple(o.shape) for o in outs] + [tuple(x.grad.shape), x.grad.device.type])
     assert shapes[0] == shapes[1]
+
+
+def test_relu_gradient_of_a_large_leaf_keeps_its_dtype() -> None:
+    """NumPy's ``where`` of 8192 or more elements blends bits in an unsigned view: a leaf's
+    ``.grad`` must not take that view's buffer (it kept the unsigned dtype)."""
+    h = ag.tensor(RNG.standard_normal((2, 8, 32, 32)).astype("float32"), requires_grad=True)
+    g = ag.ones_like(h)
+    for _ in range(3):
+        ag.nn.functional.relu(h).backward(g)
+    assert h.grad.dtype == ag.float32
+    np.testing.assert_array_equal(h.grad.numpy(), 3 * (h.detach().numpy() > 0))
