@@ -127,11 +127,12 @@ class AccumulateGrad(Node):
 
 
 def _sole_base(backend: Any, g: Any) -> Any:
-    """The buffer ``g`` views when ``g`` covers all of it in its own layout and nothing but
-    ``g`` holds it (a writable array then, which a ``.grad`` may take); else None."""
+    """The buffer ``g`` views when ``g`` covers all of it in its own layout and dtype (a bit
+    blend's result views unsigned integers) and nothing but ``g`` holds it (a writable array
+    then, which a ``.grad`` may take); else None."""
     base = getattr(g, "base", None)
     if base is None or base.shape != g.shape or base.strides != g.strides \
-            or base.dtype != g.dtype or not backend.owns_writable(base):  # (#18 CNN: dtype)
+            or base.dtype != g.dtype or not backend.owns_writable(base):
         return None
     # NOTE: the references are g's, this function's and getrefcount's argument: any more and
     # someone else (another gradient, a saved tensor) shares the buffer, which is then copied.

@@ -245,10 +245,10 @@ def _take_rows(t: Tensor, key: Tensor) -> Tensor | None:
     general path's node (IndexBackward0) and values. None when a
     condition fails: the general path then handles (or refuses) the key."""
     x, k = t._data, key._data
-    if key._device is not t._device or k.dtype.name not in _ROW_INDEX or not k.ndim \
-            or not k.size or not x.ndim or not x.flags.c_contiguous or not k.flags.c_contiguous \
-            or t.backend.name not in ("numpy", "cupy"):
-        return None
+    if key._device is not t._device or t._device.type == "meta" \
+            or k.dtype.name not in _ROW_INDEX or not k.ndim or not k.size or not x.ndim \
+            or not x.flags.c_contiguous or not k.flags.c_contiguous:
+        return None  # NOTE: the device first: meta arrays have neither flags nor values
     n = x.shape[0]
     if int(k.min()) < -n or int(k.max()) >= n:  # NOTE: n == 0 fails here too
         return None
