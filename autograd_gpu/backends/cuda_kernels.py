@@ -14,13 +14,9 @@ CuPy is imported on first use only: importing this module needs neither CuPy nor
 
 from __future__ import annotations
 
-import math
+import importlib
 import pathlib
-from typing import Any
-
-import numpy as np
-
-from .composite import broadcast_strides, inverse_perm, iter_order
+from typing import TYPE_CHECKING, Any
 
 KERNEL_DTYPES = ("float16", "float32", "float64")
 # C element type per dtype (half_t: float16's bits, see kernels/common.cuh) and the dtype that
@@ -66,8 +62,6 @@ BINARY_OPS: tuple[str, ...] = (
     "add", "sub", "mul", "div", "pow", "maximum", "minimum", "floor_divide", "eq", "ne", "lt",
     "le", "gt", "ge",
 )
-_FIRST_COMPARISON = BINARY_OPS.index("eq")
-_OPMATH_CODES = (BINARY_OPS.index("mul"), BINARY_OPS.index("div"))  # see _scalar
 REDUCE_OPS = ("sum", "mean", "max", "min", "prod")
 _REDUCE_CODES = {"sum": 0, "mean": 1, "max": 2, "min": 3, "prod": 4, "logsumexp": 5}
 _R_MAX, _R_LOGSUMEXP = _REDUCE_CODES["max"], _REDUCE_CODES["logsumexp"]
@@ -117,6 +111,7 @@ def name_expressions(file: str, dtype: str) -> list[str]:
 
 
 _cupy_module: list[Any] = []
+_array_type: list[Any] = []  # cupy.ndarray, once CuPy is imported
 
 
 def _cupy() -> Any:
@@ -134,9 +129,25 @@ def _cupy_or_none() -> Any:
         return None
 
 
+def _first_device() -> int:
+    global _get_device
+    _get_device = _cupy().cuda.runtime.getDevice
+    return int(_get_device())
+
+
+_get_device: Any = _first_device  # cupy.cuda.runtime.getDevice, bound on first use
+
+
+def _device() -> int:
+    """The current CUDA device (one runtime call)."""
+    return _get_device()  # type: ignore[no-any-return]
+
+
 _modules: dict[tuple[int, str, str], Any] = {}
 _functions: dict[tuple[int, str, str], Any] = {}
 _sm_counts: dict[int, int] = {}
+# (kernel, dtype, device) -> (RawKernel, most blocks a 1-D launch uses): what a launch looks up
+_entries: dict[tuple[str, str, int], tuple[Any, int]] = {}
 
 
 def get_kernel(name: str, dtype: str) -> Any:
@@ -149,15 +160,14 @@ def get_kernel(name: str, dtype: str) -> Any:
         raise ValueError(f"unknown kernel {name!r}; known kernels: {sorted(_FILE_OF)}")
     if dtype not in _CTYPE:
         raise ValueError(f"kernel {name!r} has no {dtype} version; dtypes: {KERNEL_DTYPES}")
-    cp = _cupy()
-    device = cp.cuda.runtime.getDevice()
+    device = _device()
     fn = _functions.get((device, name, dtype))
     if fn is not None:
         return fn
     module = _modules.get((device, file, dtype))
     if module is None:
-        module = cp.RawModule(code=kernel_source(file), options=_OPTIONS,
-                              name_expressions=name_expressions(file, dtype))
+        module = _cupy().RawModule(code=kernel_source(file), options=_OPTIONS,
+                                   name_expressions=name_expressions(file, dtype))
         _modules[(device, file, dtype)] = module
     try:
         fn = module.get_function(f"{name}<{_CTYPE[dtype]}>")
@@ -168,13 +178,22 @@ def get_kernel(name: str, dtype: str) -> Any:
 
 
 def _sm_count() -> int:
-    cp = _cupy()
-    device = cp.cuda.runtime.getDevice()
+    device = _device()
     count = _sm_counts.get(device)
     if count is None:
-        count = int(cp.cuda.runtime.getDeviceProperties(device)["multiProcessorCount"])
-        _sm_counts[device] = count
+        props = _cupy().cuda.runtime.getDeviceProperties(device)
+        count = _sm_counts[device] = int(props["multiProcessorCount"])
     return count
+
+
+def _entry(name: str, dtype: str) -> tuple[Any, int]:
+    """(``get_kernel(name, dtype)``, the grid cap ``_blocks`` applies) on the current device,
+    kept per (kernel, dtype, device): one runtime call and one dict lookup per launch."""
+    key = (name, dtype, _device())
+    entry = _entries.get(key)
+    if entry is None:
+        entry = _entries[key] = (get_kernel(name, dtype), _sm_count() * 32)
+    return entry
 
 
 def _blocks(units: int, per_block: int = _THREADS) -> int:
@@ -182,15 +201,39 @@ def _blocks(units: int, per_block: int = _THREADS) -> int:
     return max(1, min(-(-units // per_block), _sm_count() * 32))
 
 
+_BLOCK = (_THREADS,)
+# NOTE: a switch for tests and benchmarks: False makes every launcher work its launch out from
+# scratch (the reference the kept plans of cuda_elementwise and cuda_reduce are tested against).
+USE_PLANS = True
+_PLAN_LIMIT = 4096  # plans kept per family; past it the cache starts again (a program with ever
+# new layouts pays the planning each call, as without the cache)
+
+
 def _launch(name: str, dtype: str, units: int, args: tuple[Any, ...]) -> None:
     """1-D launch: one thread per unit (grid-stride, 256 threads per block)."""
-    get_kernel(name, dtype)((_blocks(units),), (_THREADS,), args)
+    fn, cap = _entry(name, dtype)
+    fn((max(1, min(-(-units // _THREADS), cap)),), _BLOCK, args)
 
 
 def _launch_groups(name: str, dtype: str, units: int, group: int, args: tuple[Any, ...]) -> None:
     """Launch with a group of ``group`` threads (32 or 256) per unit, 256 threads per block."""
     per_block = _THREADS // group
-    get_kernel(name, dtype)((_blocks(units, per_block),), (group, per_block), args)
+    fn, cap = _entry(name, dtype)
+    fn((max(1, min(-(-units // per_block), cap)),), (group, per_block), args)
+
+
+def _launch_spec(name: str, dtype: str, units: int, group: int | None,
+                 tail: tuple[Any, ...]) -> tuple[Any, tuple[int], tuple[int, ...], tuple[Any, ...]]:
+    """``(kernel, grid, block, tail)`` of the launch ``_launch`` (``group`` None) or
+    ``_launch_groups`` would make: kept by plans, run as ``kernel(grid, block, (*arrays,
+    *tail))``."""
+    fn, cap = _entry(name, dtype)
+    block: tuple[int, ...]
+    if group is None:
+        per_block, block = _THREADS, _BLOCK
+    else:
+        per_block, block = _THREADS // group, (group, _THREADS // group)
+    return fn, (max(1, min(-(-units // per_block), cap)),), block, tail
 
 
 _DTYPE_NAMES: dict[Any, str] = {}
@@ -205,17 +248,29 @@ def dtype_name(dt: Any) -> str:
     return name
 
 
+def _ndarray() -> Any:
+    """``cupy.ndarray``, or a type nothing is an instance of when CuPy is missing."""
+    if not _array_type:
+        cp = _cupy_or_none()
+        if cp is None:
+            return _NoArray
+        _array_type.append(cp.ndarray)
+    return _array_type[0]
+
+
+class _NoArray:
+    """What ``_ndarray`` gives without CuPy: nothing is an instance of it."""
+
+
 def supported(*xs: Any) -> bool:
     """True when the kernels can serve these operands: each a cupy array or a Python int/float,
     at least one array, and all arrays of one dtype in ``KERNEL_DTYPES``."""
-    cp = _cupy_or_none()
-    if cp is None:
-        return False
+    nd = _ndarray()
     dtype = None
     for x in xs:
-        if isinstance(x, cp.ndarray):
-            name = dtype_name(x.dtype)
-            if name not in KERNEL_DTYPES or (dtype is not None and name != dtype):
+        if isinstance(x, nd):
+            name = _DTYPE_NAMES.get(x.dtype) or dtype_name(x.dtype)
+            if name not in _CTYPE or (dtype is not None and name != dtype):
                 return False
             dtype = name
         elif not isinstance(x, (int, float)):
@@ -223,285 +278,61 @@ def supported(*xs: Any) -> bool:
     return dtype is not None
 
 
-# ---- elementwise -------------------------------------------------------------------------
-
-
-def _broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    ndim = max(len(s) for s in shapes)
-    out = [1] * ndim
-    for s in shapes:
-        for k, size in enumerate(s, ndim - len(s)):
-            if size != 1:
-                if out[k] not in (1, size):
-                    raise ValueError(f"shapes {shapes} cannot be broadcast together")
-                out[k] = size
-    return tuple(out)
-
-
-def _element_strides(a: Any, shape: tuple[int, ...]) -> list[int]:
-    """``a``'s strides in elements within the broadcast frame ``shape`` (0 where broadcast)."""
-    strides = [0] * len(shape)
-    first, itemsize = len(shape) - a.ndim, a.itemsize
-    for k, (size, stride) in enumerate(zip(a.shape, a.strides)):
-        if size != 1:
-            strides[first + k] = stride // itemsize
-    return strides
-
-
-def _layout(shape: tuple[int, ...], operands: list[Any]) -> tuple[Any, ...] | None:
-    """Kernel args ``nd, d0..d5, <6 strides per operand>`` for a C-contiguous output of
-    ``shape``, dims of size 1 dropped and neighbours merged where every operand allows; None if
-    more than 6 dims remain. A None operand (a scalar) gets stride 0."""
-    per_operand = [[0] * len(shape) if a is None else _element_strides(a, shape) for a in operands]
-    dims: list[int] = []
-    cols: list[list[int]] = [[] for _ in operands]
-    for k, size in enumerate(shape):
-        if size == 1:
-            continue
-        if dims and all(c[-1] == s[k] * size for c, s in zip(cols, per_operand)):
-            dims[-1] *= size
-            for c, s in zip(cols, per_operand):
-                c[-1] = s[k]
-        else:
-            dims.append(size)
-            for c, s in zip(cols, per_operand):
-                c.append(s[k])
-    if len(dims) > _MAX_DIMS:
-        return None
-    if not dims:
-        dims, cols = [1], [[0] for _ in operands]
-    pad = _MAX_DIMS - len(dims)
-    args: list[Any] = [np.int32(len(dims))]
-    args += [np.int64(d) for d in [1] * pad + dims]
-    for c in cols:
-        args += [np.int64(s) for s in [0] * pad + c]
-    return tuple(args)
-
-
-def _extent(a: Any) -> tuple[int, int]:
-    lo = hi = a.data.ptr
-    for size, stride in zip(a.shape, a.strides):
-        if size > 1:
-            if stride < 0:
-                lo += (size - 1) * stride
-            else:
-                hi += (size - 1) * stride
-    return lo, hi + a.itemsize
-
-
-def _unsafe_alias(out: Any, a: Any, shape: tuple[int, ...]) -> bool:
-    """True when writing ``out`` element by element could change what is later read from ``a``:
-    they overlap and ``a`` is not read at exactly the element being written."""
-    lo, hi = _extent(out)
-    a_lo, a_hi = _extent(a)
-    if hi <= a_lo or a_hi <= lo:
-        return False
-    return not (a.data.ptr == out.data.ptr
-                and _element_strides(a, shape) == _element_strides(out, shape))
-
-
-def _run(kernel: str, dtype: str, out: Any, operands: list[Any], params: tuple[Any, ...],
-         flat: bool | None = None) -> None:
-    """Launch ``kernel`` (all operands C-contiguous with the output's shape: ``flat``, found
-    here when None) or ``kernel_strided`` writing the C-contiguous ``out``; None operands are
-    scalars in params."""
-    n = out.size
-    if flat is None:
-        flat = all(a is None or (a.shape == out.shape and a.flags.c_contiguous) for a in operands)
-    if flat:
-        _launch(kernel, dtype, n, (*operands, out, np.int64(n), *params))
-        return
-    layout = _layout(out.shape, operands)
-    if layout is None:  # over 6 dims even after merging: materialise the operands (rare)
-        cp = _cupy()
-        operands = [None if a is None else cp.ascontiguousarray(cp.broadcast_to(a, out.shape))
-                    for a in operands]
-        _launch(kernel, dtype, n, (*operands, out, np.int64(n), *params))
-        return
-    _launch(kernel + "_strided", dtype, n, (*operands, out, np.int64(n), *params, *layout))
-
-
-def _run_in_order(kernel: str, dtype: str, dest: Any, outer: tuple[int, ...] | None,
-                  shape: tuple[int, ...], operands: list[Any], params: tuple[Any, ...]) -> None:
-    """``_run`` into the C-contiguous ``dest``, which holds the result of ``shape`` with its
-    dimensions permuted to ``outer`` (None: not permuted): the operands are viewed the same way,
-    so the kernel writes its output in order whatever layout the result has."""
-    if outer is not None:
-        cp = _cupy()
-        operands = [None if a is None else cp.broadcast_to(a, shape).transpose(outer)
-                    for a in operands]
-    _run(kernel, dtype, dest, operands, params)
-
-
-def _iter_outer(shape: tuple[int, ...], operands: list[Any]) -> tuple[int, ...] | None:
-    """The dimensions of a new result, outermost first, as PyTorch's TensorIterator lays it out
-    over ``operands`` (``composite.iter_order``); None for C order."""
-    if all(a is None or a.flags.c_contiguous for a in operands):
-        return None
-    order = iter_order(shape, [broadcast_strides(a, shape) for a in operands if a is not None])
-    outer = tuple(order[::-1])
-    return None if outer == tuple(range(len(shape))) else outer
-
-
-def _dense_outer(out: Any) -> tuple[int, ...] | None:
-    """The permutation that makes the dense, non-overlapping ``out`` C-contiguous (its
-    dimensions by decreasing stride), or None when there is none (``out`` overlaps or has
-    gaps)."""
-    outer = tuple(sorted(range(out.ndim), key=lambda d: -out.strides[d]))
-    return outer if out.transpose(outer).flags.c_contiguous else None
-
-
-def _into(kernel: str, dtype: str, shape: tuple[int, ...], out_dtype: Any, operands: list[Any],
-          params: tuple[Any, ...], out: Any = None) -> Any:
-    """Run an elementwise kernel into ``out`` (or a new array) of ``shape`` and ``out_dtype``.
-
-    As with NumPy's ``out=``, the operands broadcast to ``out``'s shape, never ``out`` to theirs.
-    A new array is laid out as PyTorch's TensorIterator lays it out (C order for C-contiguous
-    operands; else the first operand that tells two dimensions apart orders them), so
-    ``(x.t() * 2).t()`` is C-contiguous as in PyTorch.
-    """
-    cp = _cupy()
-    if out is not None:
-        full = _broadcast_shape(shape, tuple(out.shape))
-        if full != tuple(out.shape):
-            raise ValueError(f"non-broadcastable output operand with shape {tuple(out.shape)} "
-                             f"doesn't match the broadcast shape {full}")
-        if out.dtype != out_dtype:
-            raise ValueError(f"out has dtype {out.dtype}; this op makes {np.dtype(out_dtype)}")
-        shape = full
-    if math.prod(shape) == 0:
-        return out if out is not None else cp.empty(shape, out_dtype)
-    if out is None:
-        if all(a is None or (a.shape == shape and a.flags.c_contiguous) for a in operands):
-            dest = cp.empty(shape, out_dtype)  # NOTE: the common case: one flat launch
-            _run(kernel, dtype, dest, operands, params, flat=True)
-            return dest
-        outer = _iter_outer(shape, operands)
-        if outer is None:
-            dest = cp.empty(shape, out_dtype)
-            _run(kernel, dtype, dest, operands, params)
-            return dest
-        dest = cp.empty(tuple(shape[d] for d in outer), out_dtype)
-        _run_in_order(kernel, dtype, dest, outer, shape, operands, params)
-        return dest.transpose(inverse_perm(outer))
-    # NOTE: an out overlapping an input other than element for element (x += x.T), or one with
-    # gaps or overlaps, is computed into a fresh array and copied, as NumPy buffers such cases.
-    if not any(a is not None and _unsafe_alias(out, a, shape) for a in operands):
-        if out.flags.c_contiguous:
-            _run(kernel, dtype, out, operands, params)
-            return out
-        outer = _dense_outer(out)
-        if outer is not None:  # a permuted dense out: written in its own order, in place
-            _run_in_order(kernel, dtype, out.transpose(outer), outer, shape, operands, params)
-            return out
-    dest = cp.empty(shape, out_dtype)
-    _run(kernel, dtype, dest, operands, params)
-    cp.copyto(out, dest)
-    return out
-
-
-_NP_FLOAT: dict[str, Any] = {"float16": np.float16, "float32": np.float32}
-_FINITE_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
-
-
-def _scalar(v: Any, dtype: str, opmath: bool = False) -> np.float64:
-    """A Python scalar operand as the double the kernels take, first rounded to ``dtype`` (as
-    torch gives a Python scalar the tensor's dtype), or with ``opmath`` (float16 ``*`` and
-    ``/``) to float32, the type the kernels compute float16 in, as PyTorch's CPU kernels take
-    it (``x * 1e-8`` in float16 is not 0; ``x + 1e-8`` adds the float16 0)."""
-    value = float(v)
-    if dtype == "float64":
-        return np.float64(value)
-    if opmath:
-        dtype = "float32"
-    if abs(value) <= _FINITE_MAX[dtype] or not math.isfinite(value):
-        return np.float64(_NP_FLOAT[dtype](value))
-    with np.errstate(over="ignore"):
-        return np.float64(_NP_FLOAT[dtype](value))
-
-
-def _op_code(ops: tuple[str, ...], op: str, what: str) -> int:
-    try:
-        return ops.index(op)
-    except ValueError:
-        raise ValueError(f"unknown {what} op {op!r}; expected one of {ops}") from None
-
-
-def _operand(cp: Any, v: Any) -> Any:
-    return v if isinstance(v, cp.ndarray) else None
-
-
 def _common_dtype(*arrays: Any) -> str:
+    """The one kernel dtype of the arrays (None entries: scalars), else TypeError."""
+    name = None
+    for a in arrays:
+        if a is not None:
+            n = _DTYPE_NAMES.get(a.dtype) or dtype_name(a.dtype)
+            if name is None:
+                name = n
+            elif n != name:
+                name = ""
+    if name and name in _CTYPE:
+        return name
     dtypes = {dtype_name(a.dtype) for a in arrays if a is not None}
     if not dtypes:
         raise TypeError("at least one operand must be a cupy array (both are scalars)")
-    if len(dtypes) > 1 or next(iter(dtypes)) not in KERNEL_DTYPES:
-        raise TypeError(f"kernels need operands of one dtype in {KERNEL_DTYPES}; got {dtypes}")
-    return dtypes.pop()
+    raise TypeError(f"kernels need operands of one dtype in {KERNEL_DTYPES}; got {dtypes}")
 
 
-def unary(op: str, x: Any, param: float = 0.0) -> Any:
-    """``op(x)`` elementwise (``param``: leaky_relu's slope, elu's alpha)."""
-    code = _op_code(UNARY_OPS, op, "unary")
-    dtype = _common_dtype(x)
-    return _into("unary", dtype, tuple(x.shape), x.dtype, [x],
-                 (np.int32(code), np.float64(param)))
+def clear_caches() -> None:
+    """Forget every launch cache (kernel entries, elementwise and reduction plans, scalars);
+    compiled modules stay. Tests call it to check that kept launches equal fresh ones."""
+    from . import cuda_elementwise, cuda_reduce
+
+    _entries.clear()
+    cuda_elementwise.clear_caches()
+    cuda_reduce.clear_caches()
 
 
-def unary_backward(op: str, saved: Any, grad: Any, param: float = 0.0) -> Any:
-    """grad_x of ``op`` from ``saved`` (x or out, per ``UNARY_BACKWARD_OPS[op]``) and ``grad``."""
-    if op not in UNARY_BACKWARD_OPS:
-        raise ValueError(f"no backward kernel for {op!r}; "
-                         f"expected one of {list(UNARY_BACKWARD_OPS)}")
-    if saved.shape != grad.shape:
-        raise ValueError(f"saved shape {saved.shape} != grad shape {grad.shape} in {op} backward")
-    dtype = _common_dtype(saved, grad)
-    return _into("unary_backward", dtype, tuple(saved.shape), saved.dtype, [saved, grad],
-                 (np.int32(UNARY_OPS.index(op)), np.float64(param)))
+# The launchers live in their family modules, which import the helpers above; they are this
+# module's names too (where the CuPy backend and the tests find them), loaded on first access
+# so that either side may be imported first.
+_FAMILIES = {
+    "cuda_elementwise": ("_broadcast_shape", "_into", "_layout", "_scalar", "_unary",
+                         "array_dtype", "binary", "binary_if_supported", "unary",
+                         "unary_backward", "where"),
+    "cuda_reduce": ("arg_reduce", "cross_entropy", "cross_entropy_backward", "log_softmax",
+                    "log_softmax_backward", "logsumexp", "reduce", "softmax",
+                    "softmax_backward"),
+}
+_FAMILY_OF = {name: family for family, names in _FAMILIES.items() for name in names}
+if TYPE_CHECKING:  # what __getattr__ gives, for the type checker
+    from .cuda_elementwise import (  # noqa: F401
+        _broadcast_shape, _into, _layout, _scalar, _unary, array_dtype, binary,
+        binary_if_supported, unary, unary_backward, where,
+    )
+    from .cuda_reduce import (  # noqa: F401
+        arg_reduce, cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward,
+        logsumexp, reduce, softmax, softmax_backward,
+    )
 
 
-def binary(op: str, x: Any, y: Any, alpha: float | None = None, out: Any = None) -> Any:
-    """``x op y`` with NumPy broadcasting; x or y may be a Python scalar (not both).
-
-    add/sub take ``alpha``: ``x + alpha * y`` / ``x - alpha * y``. Comparisons return bool.
-    maximum/minimum propagate NaN. ``out`` (broadcast shape, result dtype) receives the result,
-    also when it is ``x`` itself (in-place ops).
-    """
-    cp = _cupy()
-    code = _op_code(BINARY_OPS, op, "binary")
-    if alpha is not None and op not in ("add", "sub"):
-        raise ValueError(f"alpha is only for add and sub, not {op!r}")
-    xa, ya = _operand(cp, x), _operand(cp, y)
-    dtype = _common_dtype(xa, ya)
-    shape = _broadcast_shape(*(a.shape for a in (xa, ya) if a is not None))
-    compare = code >= _FIRST_COMPARISON
-    scalars = (xa is None) | (ya is None) << 1
-    opmath = code in _OPMATH_CODES
-    values = (_scalar(x, dtype, opmath) if xa is None else np.float64(0),
-              _scalar(y, dtype, opmath) if ya is None else np.float64(0), np.int32(scalars))
-    if compare:
-        return _into("compare", dtype, shape, np.bool_, [xa, ya], (np.int32(code), *values), out)
-    # NOTE: alpha rounded to the dtype first, as PyTorch's CPU kernels take it
-    alpha_ = np.float64(1.0) if alpha is None else _scalar(alpha, dtype)
-    return _into("binary", dtype, shape, np.dtype(dtype), [xa, ya],
-                 (np.int32(code), alpha_, *values), out)
-
-
-def where(cond: Any, x: Any, y: Any) -> Any:
-    """``cond ? x : y`` elementwise with broadcasting; x or y may be a Python scalar."""
-    cp = _cupy()
-    xa, ya = _operand(cp, x), _operand(cp, y)
-    dtype = _common_dtype(xa, ya)
-    if cond.dtype != np.bool_:
-        cond = cond.astype(np.bool_)
-    shape = _broadcast_shape(cond.shape, *(a.shape for a in (xa, ya) if a is not None))
-    scalars = (xa is None) | (ya is None) << 1
-    params = (_scalar(x, dtype) if xa is None else np.float64(0),
-              _scalar(y, dtype) if ya is None else np.float64(0), np.int32(scalars))
-    return _into("where", dtype, shape, np.dtype(dtype), [cond, xa, ya], params)
-
-
-from .cuda_reduce import (  # noqa: E402,F401  (the reductions build on the helpers above)
-    arg_reduce, cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward,
-    logsumexp, reduce, softmax, softmax_backward,
-)
+def __getattr__(name: str) -> Any:
+    family = _FAMILY_OF.get(name)
+    if family is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__package__}.{family}"), name)
+    globals()[name] = value  # NOTE: found directly from now on
+    return value

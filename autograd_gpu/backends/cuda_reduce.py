@@ -11,9 +11,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import cuda_kernels as _kernels
 from .cuda_kernels import (
-    _ACC, _MAX_SPLITS, _R_LOGSUMEXP, _R_MAX, _REDUCE_CODES, REDUCE_OPS, _common_dtype, _cupy,
-    _launch, _launch_groups, _sm_count, dtype_name,
+    _ACC, _MAX_SPLITS, _PLAN_LIMIT, _R_LOGSUMEXP, _R_MAX, _REDUCE_CODES, REDUCE_OPS,
+    _common_dtype, _cupy, _launch, _launch_groups, _launch_spec, _sm_count, dtype_name,
 )
 
 
@@ -103,29 +104,97 @@ def _group_for(length: int) -> int:
     return 256 if length > 2048 else 32
 
 
-def _reduce_items(code: int, plan: _Plan, dtype: str, scale: float, shift: Any = None) -> Any:
-    """One value per (outer, inner) item, as a flat array of ``dtype``."""
-    cp = _cupy()
+_Spec = tuple  # (kernel, grid, block, tail): see cuda_kernels._launch_spec
+
+
+def _schedule(code: int, plan: _Plan, dtype: str, scale: float) -> tuple[int, _Spec, _Spec | None]:
+    """The launches that reduce ``plan``'s items: ``(partial size, first, finish)``. ``first``
+    takes ``(base, out, partial, shift, *tail)``, ``finish`` (None when each item is one chunk)
+    ``(partial, out, shift, *tail)``; partial holds ``partial size`` values (0: none)."""
     items = plan.outer * plan.inner
-    out = cp.empty(items, dtype)
     sms = _sm_count()
     tail = (np.int32(code), np.float64(scale))
     if plan.inner == 1:
         splits, chunk = _split(items, plan.r, sms * 64, 1024)
-        partial = cp.empty(items * splits, _ACC[dtype]) if splits > 1 else None
-        _launch_groups("reduce_rows", dtype, items * splits, _group_for(chunk),
-                       (plan.base, out, partial, shift, np.int64(items), np.int64(plan.r),
-                        np.int64(splits), np.int64(chunk), *tail))
+        first = _launch_spec("reduce_rows", dtype, items * splits, _group_for(chunk),
+                             (np.int64(items), np.int64(plan.r), np.int64(splits),
+                              np.int64(chunk), *tail))
     else:
         splits, chunk = _split(items, plan.r, sms * 2048, 32)
-        partial = cp.empty(items * splits, _ACC[dtype]) if splits > 1 else None
-        _launch("reduce_cols", dtype, items * splits,
-                (plan.base, out, partial, shift, np.int64(plan.outer), np.int64(plan.r),
-                 np.int64(plan.inner), np.int64(splits), np.int64(chunk), *tail))
-    if splits > 1:
-        _launch_groups("reduce_finish", dtype, items, _group_for(splits),
-                       (partial, out, shift, np.int64(items), np.int64(splits), *tail))
+        first = _launch_spec("reduce_cols", dtype, items * splits, None,
+                             (np.int64(plan.outer), np.int64(plan.r), np.int64(plan.inner),
+                              np.int64(splits), np.int64(chunk), *tail))
+    if splits == 1:
+        return 0, first, None
+    finish = _launch_spec("reduce_finish", dtype, items, _group_for(splits),
+                          (np.int64(items), np.int64(splits), *tail))
+    return items * splits, first, finish
+
+
+def _reduce_items(code: int, plan: _Plan, dtype: str, scale: float, shift: Any = None,
+                  out_shape: tuple[int, ...] | None = None) -> Any:
+    """One value per (outer, inner) item, as a flat array of ``dtype`` (or, C-contiguous, of
+    ``out_shape``)."""
+    cp = _cupy()
+    size, first, finish = _schedule(code, plan, dtype, scale)
+    out = cp.empty(plan.outer * plan.inner if out_shape is None else out_shape, dtype)
+    partial = cp.empty(size, _ACC[dtype]) if size else None
+    fn, grid, block, tail = first
+    fn(grid, block, (plan.base, out, partial, shift, *tail))
+    if finish is not None:
+        fn, grid, block, tail = finish
+        fn(grid, block, (partial, out, shift, *tail))
     return out
+
+
+class _ReducePlan:
+    """``reduce`` of an array read in place whose results come out in order: ``first`` (and
+    ``finish``) of ``_schedule`` into a new array of ``out_shape``."""
+
+    __slots__ = ("empty", "out_shape", "dtype", "acc", "size", "first", "finish")
+
+    def __init__(self, code: int, plan: _Plan, dtype: str, scale: float,
+                 out_shape: tuple[int, ...]) -> None:
+        self.empty, self.out_shape, self.dtype, self.acc = _cupy().empty, out_shape, dtype, \
+            _ACC[dtype]
+        self.size, self.first, self.finish = _schedule(code, plan, dtype, scale)
+
+    def run(self, x: Any) -> Any:
+        out = self.empty(self.out_shape, self.dtype)
+        partial = self.empty(self.size, self.acc) if self.size else None
+        fn, grid, block, tail = self.first
+        fn(grid, block, (x, out, partial, None, *tail))
+        if self.finish is not None:
+            fn, grid, block, tail = self.finish
+            fn(grid, block, (partial, out, None, *tail))
+        return out
+
+
+_PLANS: dict[tuple[Any, ...], Any] = {}
+_REFERENCE = object()  # the plan of a reduction ``_reduce`` serves each time
+
+
+def _plan_reduce(key: tuple[Any, ...], op: str, x: Any, axis: Any, keepdims: bool,
+                 dtype: str) -> Any:
+    """Make and keep the plan for ``key``: a ``_ReducePlan``, or ``_REFERENCE`` for the rare
+    cases (empty, single-element or copied reductions, results out of order)."""
+    axes = _axes(axis, x.ndim)
+    out_shape = _out_shape(x.shape, axes, keepdims)
+    r = math.prod(x.shape[k] for k in axes)
+    plan: Any = _REFERENCE
+    if r > 1 and math.prod(out_shape) > 0:
+        layout = _plan(x, axes)
+        if layout.base is x and layout.kept == sorted(layout.kept):
+            plan = _ReducePlan(_REDUCE_CODES[op], layout, dtype, 1.0 / r, out_shape)
+    if len(_PLANS) >= _PLAN_LIMIT:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+def clear_caches() -> None:
+    """Forget the reduction plans (``cuda_kernels.clear_caches`` calls this)."""
+    _PLANS.clear()
 
 
 def _copy_as(x: Any, out_shape: tuple[int, ...]) -> Any:
@@ -141,8 +210,25 @@ def reduce(op: str, x: Any, axis: int | tuple[int, ...] | None = None,
     """
     if op not in REDUCE_OPS:
         raise ValueError(f"unknown reduction {op!r}; expected one of {REDUCE_OPS}")
-    cp = _cupy()
     dtype = _common_dtype(x)
+    plan: Any
+    if _kernels.USE_PLANS:
+        try:  # NOTE: everything the plan depends on but the pointer
+            key = (op, dtype, _kernels._get_device(), x.shape, x.strides, axis, keepdims)
+            plan = _PLANS.get(key)
+        except TypeError:  # an unhashable axis (a list)
+            plan = _REFERENCE
+        else:
+            if plan is None:
+                plan = _plan_reduce(key, op, x, axis, keepdims, dtype)
+        if plan is not _REFERENCE:
+            return plan.run(x)
+    return _reduce(op, x, axis, keepdims, dtype)
+
+
+def _reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: str) -> Any:
+    """``reduce``, worked out from scratch."""
+    cp = _cupy()
     axes = _axes(axis, x.ndim)
     out_shape = _out_shape(x.shape, axes, keepdims)
     r = math.prod(x.shape[k] for k in axes)
@@ -156,6 +242,8 @@ def reduce(op: str, x: Any, axis: int | tuple[int, ...] | None = None,
     if r == 1:
         return _copy_as(x, out_shape)
     plan = _plan(x, axes)
+    if plan.kept == sorted(plan.kept):  # results in order: written in out_shape directly
+        return _reduce_items(_REDUCE_CODES[op], plan, dtype, 1.0 / r, out_shape=out_shape)
     flat = _reduce_items(_REDUCE_CODES[op], plan, dtype, 1.0 / r)
     return _restore(flat, x.shape, plan.kept, out_shape)
 

@@ -35,10 +35,13 @@ def _kernels_for(*xs: Any) -> bool:
 
 def _unary(op: str, fallback: Callable[[Array], Array]) -> Any:
     """A backend entry: our kernel for float arrays, else CuPy's ``fallback``."""
+    code = K.UNARY_OPS.index(op)
 
     def run(x: Array) -> Array:
-        if _kernels_for(x):
-            return K.unary(op, x)
+        if USE_KERNELS:
+            dtype = K.array_dtype(x)
+            if dtype is not None:
+                return K._unary(code, x, dtype)
         return fallback(x)
 
     run.__name__ = op
@@ -49,9 +52,13 @@ def _binary(op: str, fallback: Any) -> Any:
     """A broadcasting binary entry with NumPy's ``out=``: our kernel when both operands are
     float arrays of one dtype (or one is a Python scalar), else CuPy's ufunc."""
 
+    code = K.BINARY_OPS.index(op)
+
     def run(x: Any, y: Any, out: Array | None = None, casting: str = "same_kind") -> Array:
-        if _kernels_for(x, y) and (out is None or K.supported(out, x, y)):
-            return K.binary(op, x, y, out=out)
+        if USE_KERNELS:  # NOTE: None when not supported(x, y) or out is not of their dtype
+            result = K.binary_if_supported(code, x, y, None, out)
+            if result is not None:
+                return result  # type: ignore[no-any-return]
         return fallback(x, y) if out is None else fallback(x, y, out=out, casting=casting)
 
     run.__name__ = op
@@ -60,7 +67,7 @@ def _binary(op: str, fallback: Any) -> Any:
 
 def _float_reduce(op: str, fallback: Any) -> Any:
     def run(x: Array, axis: Axis = None, keepdims: bool = False) -> Array:
-        if _kernels_for(x) and x.size:
+        if USE_KERNELS and K.array_dtype(x) is not None and x.size:
             return K.reduce(op, x, axis, keepdims)
         return fallback(x, axis=axis, keepdims=keepdims)
 
@@ -205,16 +212,19 @@ class CupyBackend(Composite, Families):
     def from_dlpack(x: Any) -> Array:
         return cp.from_dlpack(x)
 
-    _KERNEL_ARITH = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div"}
+    # name -> (kernel op code, takes alpha)
+    _KERNEL_ARITH = {name: (K.BINARY_OPS.index(op), op in ("add", "sub")) for name, op in (
+        ("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("true_divide", "div"))}
 
     def opmath(self, name: str, x: Any, y: Any, alpha: Any = 1, out: Array | None = None
                ) -> Array:
         """``Composite.opmath`` with our kernels where they serve: they compute float16 in
         float32 and take the number and ``alpha`` as ``Composite.opmath`` says."""
-        op = self._KERNEL_ARITH[name]
-        if _kernels_for(x, y) and (out is None or K.supported(out, x, y)) and (
-                alpha == 1 or op in ("add", "sub")):
-            return K.binary(op, x, y, alpha=None if alpha == 1 else float(alpha), out=out)
+        code, takes_alpha = self._KERNEL_ARITH[name]
+        if USE_KERNELS and (alpha == 1 or takes_alpha):
+            result = K.binary_if_supported(code, x, y, None if alpha == 1 else float(alpha), out)
+            if result is not None:
+                return result  # type: ignore[no-any-return]
         return Composite.opmath(self, name, x, y, alpha, out)
 
     # elementwise
@@ -282,7 +292,7 @@ class CupyBackend(Composite, Families):
     # reductions
     @staticmethod
     def sum(x: Array, axis: Axis = None, keepdims: bool = False, dtype: Any = None) -> Array:
-        if dtype is None and _kernels_for(x) and x.size:
+        if dtype is None and USE_KERNELS and K.array_dtype(x) is not None and x.size:
             return K.reduce("sum", x, axis, keepdims)
         return cp.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
