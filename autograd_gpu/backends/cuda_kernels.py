@@ -9,6 +9,17 @@ C-contiguous buffer, permuted views of the inputs make that so), the others C-co
 launcher has a reference twin, the plain CuPy expression, that
 ``tests/backends/test_cuda_kernels.py`` compares against.
 
+This module holds the loading, the launch helpers and the dtype checks; the launchers live in
+their family modules (``cuda_elementwise``, ``cuda_reduce``) and are this module's names too.
+
+The launch path is kept short (a launch is what a small op costs on the host): the kernel and
+the grid cap are kept per (kernel, dtype, device) (``_entry``: one runtime call per launch for
+the current device), and the elementwise launchers and ``reduce`` keep a plan per layout key
+(everything but the pointers: see ``cuda_elementwise``), so that a launch is a dict lookup, the
+allocation and the kernel call. ``USE_PLANS = False`` works every launch out from scratch (the
+reference the plans are tested against, ``tests/backends/test_cuda_launch.py``);
+``clear_caches()`` forgets them.
+
 CuPy is imported on first use only: importing this module needs neither CuPy nor a GPU.
 """
 

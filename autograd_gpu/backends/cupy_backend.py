@@ -88,8 +88,14 @@ def _fused(name: str, kernel: Callable[..., Array], arrays: int = 1) -> Any:
             return kernel(*args)
         return fallback(self, *args)
 
-    run.__name__ = name
-    return run
+    def run_one(self: Any, x: Any, *rest: Any) -> Any:  # NOTE: run, one array checked
+        if USE_KERNELS and K.array_dtype(x) is not None and x.size:
+            return kernel(x, *rest)
+        return fallback(self, x, *rest)
+
+    chosen = run_one if arrays == 1 else run
+    chosen.__name__ = name
+    return chosen
 
 
 def _add_at(x: Array, key: Any, values: Array) -> None:

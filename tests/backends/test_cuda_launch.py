@@ -273,3 +273,19 @@ def test_kept_scalars_keep_their_value_and_sign() -> None:
 def test_reduction_key_takes_unhashable_axes(log: list[Any]) -> None:
     x = _a((2, 3))
     _check(log, lambda: cr.reduce("sum", x, [0, 1]), x)
+
+
+def test_plans_keep_no_array_alive(log: list[Any]) -> None:
+    import gc
+    import weakref
+
+    x, y = _a((3, 4)), _a((4,))
+    out = _a((3, 4))
+    ck.binary("add", x, y)
+    ck.binary("mul", out, y, out=out)
+    ck.reduce("sum", x, 1)
+    refs = [weakref.ref(a) for a in (x, y, out)]
+    del x, y, out, log[:]  # the log holds the launches' arguments
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert ce._PLANS and cr._PLANS  # the plans are still there
