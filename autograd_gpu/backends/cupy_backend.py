@@ -98,6 +98,22 @@ def _fused(name: str, kernel: Callable[..., Array], arrays: int = 1) -> Any:
     return chosen
 
 
+def _fused_unary(name: str, op: str) -> Any:
+    """``_fused(name, lambda x, *param: K.unary(op, x, *param))``, the op's code found once."""
+    fallback = getattr(Composite, name)
+    code = K.UNARY_OPS.index(op)
+
+    def run(self: Any, x: Any, *param: Any) -> Any:
+        if USE_KERNELS:
+            dtype = K.array_dtype(x)
+            if dtype is not None and x.size:
+                return K._unary(code, x, dtype, *param)
+        return fallback(self, x, *param)
+
+    run.__name__ = name
+    return run
+
+
 def _add_at(x: Array, key: Any, values: Array) -> None:
     """``x[key] += values`` with repeated indices accumulating: ``cupy.add.at`` (CuPy >= 13;
     CuPy 14 deprecates the older ``cupyx.scatter_add``, which serves CuPy 12)."""
@@ -459,9 +475,9 @@ class CupyBackend(Composite, Families):
     restore_fp: Any = _RESTORE_FP
 
     # fused primitives: one kernel each (Composite's formulas for other dtypes)
-    relu = _fused("relu", lambda x: K.unary("relu", x))
+    relu = _fused_unary("relu", "relu")
     relu_backward = _fused("relu_backward", lambda out, g: K.unary_backward("relu", out, g), 2)
-    leaky_relu = _fused("leaky_relu", lambda x, slope: K.unary("leaky_relu", x, slope))
+    leaky_relu = _fused_unary("leaky_relu", "leaky_relu")
     leaky_relu_backward = _fused(
         "leaky_relu_backward", lambda x, g, slope: K.unary_backward("leaky_relu", x, g, slope), 2)
     sigmoid_backward = _fused("sigmoid_backward",
@@ -470,7 +486,7 @@ class CupyBackend(Composite, Families):
     gelu = _fused("gelu", lambda x, approximate: K.unary(_GELU_OPS[approximate], x))
     gelu_backward = _fused(
         "gelu_backward", lambda x, g, approximate: K.unary_backward(_GELU_OPS[approximate], x, g), 2)
-    silu = _fused("silu", lambda x: K.unary("silu", x))
+    silu = _fused_unary("silu", "silu")
     silu_backward = _fused("silu_backward", lambda x, g: K.unary_backward("silu", x, g), 2)
     softmax = _fused("softmax", lambda x, axis: K.softmax(x, axis))
     log_softmax = _fused("log_softmax", lambda x, axis: K.log_softmax(x, axis))
