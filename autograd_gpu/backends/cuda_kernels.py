@@ -289,6 +289,12 @@ def supported(*xs: Any) -> bool:
     return dtype is not None
 
 
+def _contiguous(a: Any) -> Any:
+    """``cupy.ascontiguousarray(a)``: ``a`` itself when it is C-contiguous already (checked
+    here: the flag costs less than CuPy's call)."""
+    return a if a.flags.c_contiguous else _cupy().ascontiguousarray(a)
+
+
 def _common_dtype(*arrays: Any) -> str:
     """The one kernel dtype of the arrays (None entries: scalars), else TypeError."""
     name = None

@@ -14,7 +14,8 @@ import numpy as np
 from . import cuda_kernels as _kernels
 from .cuda_kernels import (
     _ACC, _MAX_SPLITS, _PLAN_LIMIT, _R_LOGSUMEXP, _R_MAX, _REDUCE_CODES, REDUCE_OPS,
-    _common_dtype, _cupy, _launch, _launch_groups, _launch_spec, _sm_count, dtype_name,
+    _common_dtype, _contiguous, _cupy, _launch, _launch_groups, _launch_spec, _sm_count,
+    dtype_name,
 )
 
 
@@ -282,7 +283,7 @@ def arg_reduce(op: str, x: Any, axis: int | None,
         out_shape: tuple[int, ...] = (1,) * x.ndim if keepdims else ()
         if x.size == 0:
             raise ValueError(f"attempt to get arg{op} of an empty sequence")
-        plan = _Plan(cp.ascontiguousarray(x), 1, x.size, 1, [])
+        plan = _Plan(_contiguous(x), 1, x.size, 1, [])
     else:
         axes = _axes(axis, x.ndim)
         out_shape = _out_shape(x.shape, axes, keepdims)
@@ -332,10 +333,10 @@ def _along(x: Any, axis: int) -> tuple[Any, int, int, int]:
     """(C-contiguous x, outer, C, inner) for normalising over ``axis``."""
     if x.ndim == 0:
         _axes(axis, 0)
-        return _cupy().ascontiguousarray(x), 1, 1, 1
+        return _contiguous(x), 1, 1, 1
     (axis,) = _axes(axis, x.ndim)
     shape = x.shape
-    return (_cupy().ascontiguousarray(x), math.prod(shape[:axis]), shape[axis],
+    return (_contiguous(x), math.prod(shape[:axis]), shape[axis],
             math.prod(shape[axis + 1:]))
 
 
@@ -363,7 +364,7 @@ def _softmax_backward(out: Any, grad: Any, axis: int, log: bool) -> Any:
     if out.size == 0:
         return grad_x
     base, outer, c, inner = _along(out, axis)
-    grad = cp.ascontiguousarray(grad)
+    grad = _contiguous(grad)
     if inner == 1:
         _launch_groups("softmax_backward_rows", dtype, outer, _group_for(c),
                        (base, grad, grad_x, np.int64(outer), np.int64(c), np.int32(log)))
@@ -397,7 +398,7 @@ def log_softmax_backward(out: Any, grad: Any, axis: int) -> Any:
 def _target(target: Any, n: int) -> Any:
     if target.shape != (n,):
         raise ValueError(f"target shape {target.shape} != ({n},) for {n} rows of logits")
-    return _cupy().ascontiguousarray(target.astype(np.int64, copy=False))
+    return _contiguous(target if target.dtype == np.int64 else target.astype(np.int64))
 
 
 def cross_entropy(logits: Any, target: Any, ignore_index: int = -100) -> tuple[Any, Any]:
@@ -419,7 +420,7 @@ def cross_entropy(logits: Any, target: Any, ignore_index: int = -100) -> tuple[A
     if c == 0:
         raise ValueError("cross_entropy needs at least one class (C == 0)")
     _launch_groups("cross_entropy_forward", dtype, n, _group_for(c),
-                   (cp.ascontiguousarray(logits), target, loss, lse, np.int64(n), np.int64(c),
+                   (_contiguous(logits), target, loss, lse, np.int64(n), np.int64(c),
                     np.int64(ignore_index)))
     return loss, lse
 
@@ -443,8 +444,8 @@ def cross_entropy_backward(logits: Any, target: Any, lse: Any, grad_loss: Any,
         stride = grad_loss.strides[0] // grad_loss.itemsize
     else:
         raise ValueError(f"grad_loss shape {grad_loss.shape} is neither () nor ({n},)")
-    lse = cp.ascontiguousarray(lse.astype(dtype, copy=False))
+    lse = _contiguous(lse if dtype_name(lse.dtype) == dtype else lse.astype(dtype))
     _launch("cross_entropy_backward", dtype, n * c,
-            (cp.ascontiguousarray(logits), target, lse, grad_loss, np.int64(stride),
+            (_contiguous(logits), target, lse, grad_loss, np.int64(stride),
              grad_logits, np.int64(n), np.int64(c), np.int64(ignore_index)))
     return grad_logits
