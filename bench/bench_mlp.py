@@ -154,8 +154,9 @@ def check() -> None:
                                        atol=1e-6)
 
 
-def _time(impl: str, case: str, reps: int) -> float:
-    out = subprocess.run([sys.executable, __file__, "--serve", impl, case, str(reps)],
+def _time(impl: str, case: str, reps: int, script: str = __file__) -> float:
+    """Seconds per repetition of ``case`` in a fresh ``script --serve`` worker process."""
+    out = subprocess.run([sys.executable, script, "--serve", impl, case, str(reps)],
                          capture_output=True, text=True, check=True).stdout
     return float(json.loads(out.strip().splitlines()[-1])["s"])
 

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -102,9 +101,9 @@ def check(case: str) -> None:
 
 
 def _time(impl: str, case: str, reps: int) -> float:
-    out = subprocess.run([sys.executable, __file__, "--serve", impl, case, str(reps)],
-                         capture_output=True, text=True, check=True).stdout
-    return float(json.loads(out.strip().splitlines()[-1])["s"])
+    from bench_mlp import _time as worker_time
+
+    return worker_time(impl, case, reps, __file__)
 
 
 def main() -> None:

@@ -109,15 +109,8 @@ def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any
     if group["maximize"]:
         grad = -grad
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    state["step"].add_(1)
-    if wd != 0:
-        if group["decoupled_weight_decay"]:
-            p.mul_(1 - lr * wd)
-        else:
-            grad = grad.add(p, alpha=wd)
-    _ops.lerp_(exp_avg, grad, 1 - beta1)
-    _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
-    step = state["step"].item()
+    step = state["step"].add_(1).item()
+    moments(p, grad, exp_avg, exp_avg_sq, wd, group["decoupled_weight_decay"], lr, beta1, beta2)
     bias_correction1 = 1 - beta1**step
     bias_correction2 = 1 - beta2**step
     step_size = lr / bias_correction1
@@ -129,6 +122,20 @@ def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any
     else:
         denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
     _ops.addcdiv_(p, exp_avg, denom, value=-step_size)
+
+
+def moments(p: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, wd: Any,
+            decoupled: bool, lr: Any, beta1: Any, beta2: Any) -> None:
+    """Adam's (and NAdam's) weight decay and moment updates, in PyTorch's single-tensor order:
+    ``p *= 1 - lr * wd`` (decoupled) or ``grad += wd * p``, then ``exp_avg`` toward ``grad`` and
+    ``exp_avg_sq`` toward ``grad**2``."""
+    if wd != 0:
+        if decoupled:
+            p.mul_(1 - lr * wd)
+        else:
+            grad = grad.add(p, alpha=wd)
+    _ops.lerp_(exp_avg, grad, 1 - beta1)
+    _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
 
 
 def _bump(bumps: _foreach.Bumps, p: Tensor, bufs: tuple[Tensor, ...], decayed: bool) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..creation import zeros_like
 from . import _ops
+from .adam import moments
 from .optimizer import (
     _check_adam_args,
     _zero_state,
@@ -145,13 +146,8 @@ class RAdam(Optimizer):
                 state = self.state[p]
                 exp_avg, exp_avg_sq = _zero_state(state, p, "exp_avg", "exp_avg_sq")
                 step = state["step"].add_(1).item()
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        grad = grad.add(p, alpha=wd)
-                _ops.lerp_(exp_avg, grad, 1 - beta1)
-                _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+                moments(p, grad, exp_avg, exp_avg_sq, wd, group["decoupled_weight_decay"], lr,
+                        beta1, beta2)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 corrected = exp_avg / bias_correction1
