@@ -116,6 +116,17 @@ def _driver_version() -> str:
         return "unknown"
 
 
+def start(name: str, require_gpu: bool) -> tuple[Any, dict[str, Any]] | int:
+    """A GPU benchmark's start: ``(torch, env)`` with a GPU and PyTorch CUDA; else, after saying
+    why, the exit code (``EXIT_NO_GPU`` with ``require_gpu``, else 0)."""
+    why = gpu_status()
+    torch, why_torch = (None, "") if why else load_torch()
+    if why or torch is None:
+        log(f"{name}: no GPU measurement: {why or why_torch}")
+        return EXIT_NO_GPU if require_gpu else 0
+    return torch, gpu_env(torch)
+
+
 def gpu_env(torch: Any) -> dict[str, Any]:
     """The device and the software versions that every JSON line carries."""
     import cupy as cp

@@ -40,7 +40,7 @@ for _path in (str(ROOT), str(BENCH)):
         sys.path.insert(0, _path)
 
 from bench_gpu import (  # noqa: E402
-    EXIT_NO_GPU, _wall_interleaved, gpu_env, gpu_status, load_torch, log,
+    EXIT_NO_GPU, _wall_interleaved, log, start,
 )
 
 SETS = {"mlp": [(256, 784), (256,), (128, 256), (128,), (10, 128), (10,)],
@@ -133,14 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.batches, args.batch_s = 3, 0.1
-    why = gpu_status()
-    torch, why_torch = (None, "") if why else load_torch()
-    if why or torch is None:
-        log(f"bench_optim_gpu: no GPU measurement: {why or why_torch}")
-        return EXIT_NO_GPU if args.require_gpu else 0
+    started = start("bench_optim_gpu", args.require_gpu)
+    if isinstance(started, int):
+        return started
+    torch, env = started
     import autograd_gpu as ag
-
-    env = gpu_env(torch)
 
     def emit(row: dict[str, Any]) -> None:
         print(json.dumps({**row, **env}), flush=True)

@@ -38,8 +38,7 @@ for _path in (str(ROOT), str(BENCH)):
         sys.path.insert(0, _path)
 
 from bench_gpu import (  # noqa: E402
-    EXIT_NO_GPU, _wall_interleaved, cupy_timer, gpu_env, gpu_status, load_torch, log,
-    time_interleaved, torch_timer,
+    EXIT_NO_GPU, _wall_interleaved, cupy_timer, log, start, time_interleaved, torch_timer,
 )
 
 SECTIONS = ("cell", "step")
@@ -246,14 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require-gpu", action="store_true",
                         help=f"exit {EXIT_NO_GPU} (skipped) instead of 0 without a GPU")
     args = parser.parse_args(argv)
-    why = gpu_status()
-    torch, why_torch = (None, "") if why else load_torch()
-    if why or torch is None:
-        log(f"bench_rnn_gpu: no GPU measurement: {why or why_torch}")
-        return EXIT_NO_GPU if args.require_gpu else 0
+    started = start("bench_rnn_gpu", args.require_gpu)
+    if isinstance(started, int):
+        return started
+    torch, env = started
     import autograd_gpu as ag
-
-    env = gpu_env(torch)
 
     def emit(row: dict[str, Any]) -> None:
         print(json.dumps({**row, **env}), flush=True)
