@@ -346,7 +346,9 @@ class Composite:
 
     # ---- activations and their backwards (``grad`` is the incoming gradient) ------------------
     def relu(self: Any, x: Array) -> Array:
-        return self.maximum(x, 0).astype(x.dtype, copy=False)
+        # NOTE: zero first: NumPy's maximum of two equal zeros returns the second, so
+        # relu(-0.0) is -0.0 and NaN stays NaN, as PyTorch's clamp_min(x, 0).
+        return self.maximum(0, x).astype(x.dtype, copy=False)
 
     def relu_backward(self: Any, out: Array, grad: Array) -> Array:
         # NOTE: 0 where out <= 0 (so at x == 0), grad elsewhere, NaN included, as PyTorch's

@@ -220,3 +220,11 @@ def test_take_rows_matches_general_index(device: str, monkeypatch: pytest.Monkey
 def test_take_rows_out_of_range_raises_as_general(device: str) -> None:
     with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 6"):
         ag.zeros(6, 2, device=device)[ag.tensor([0, 6], device=device)]
+
+
+def test_relu_signed_zero_and_nan_as_torch() -> None:
+    x = np.array([-0.0, 0.0, -3.0, 2.0, np.nan, -np.inf, np.inf], np.float32)
+    ours = ag.relu(ag.tensor(x)).numpy()
+    ref = torch.relu(torch.tensor(x)).numpy()
+    np.testing.assert_array_equal(ours, ref)
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(ref))
