@@ -177,14 +177,20 @@ class Composite:
         out = self.broadcast_to(self.zeros((), dtype), tuple(stand_in))[tuple(safe)]
         return self.zeros(out.shape, dtype)
 
+    def extremes(self: Any, index: Array) -> tuple[int, int]:
+        """The least and greatest entry of a non-empty integer array, as Python ints, in one
+        device-to-host copy."""
+        least, most = self.to_host(self.stack([index.min(), index.max()]).astype("int64")).tolist()
+        return least, most
+
     def out_of_range(self: Any, index: Array, lo: int, hi: int) -> int | None:
         """The first entry of the integer array ``index`` (in C order) outside ``[lo, hi)``, or
         None: what PyTorch's index checks report. Costs one reduction and one device-to-host
         copy (CuPy would wrap a bad entry around silently, NumPy would wrap a negative one)."""
         if not index.size:
             return None
-        ends = self.to_host(self.stack([index.min(), index.max()]).astype("int64")).tolist()
-        if lo <= ends[0] and ends[1] < hi:
+        least, most = self.extremes(index)
+        if lo <= least and most < hi:
             return None
         flat = index.reshape(-1)
         return int(flat[((flat < lo) | (flat >= hi)).argmax()])

@@ -250,7 +250,7 @@ def _take_rows(t: Tensor, key: Tensor) -> Tensor | None:
             or not x.flags.c_contiguous or not k.flags.c_contiguous:
         return None  # NOTE: the device first: meta arrays have neither flags nor values
     n = x.shape[0]
-    if int(k.min()) < -n or int(k.max()) >= n:  # NOTE: n == 0 fails here too
+    if t.backend.out_of_range(k, -n, n) is not None:  # NOTE: n == 0 fails here too
         return None
     return M.Index.apply(t, key=(k,), name="IndexBackward0", advanced=True, rows=True)  # type: ignore[no-any-return]
 

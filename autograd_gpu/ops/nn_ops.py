@@ -286,7 +286,7 @@ class NllLoss(Node):
         the total ``N``, exact in float32/64 below 2**24). None when a target is out of
         ``[0, C)`` (ignored or an error: the general path decides)."""
         n, c = x.shape
-        if b.logical_or(b.less(target, 0), b.greater_equal(target, c)).any():
+        if b.out_of_range(target, 0, c) is not None:
             return None
         rows = b.arange(0, n, 1, "int64")
         losses = -x[rows, target]
