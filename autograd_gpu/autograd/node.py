@@ -284,7 +284,7 @@ class Node(SavedTensors):
         node.backend_device = dev
         if needs and STATE.grad_enabled:
             # NOTE: one pass gives both the flags forward reads and the graph's edges (made
-            # here, before forward, as they only read the inputs).
+            # here, before forward, as they only read the inputs); ``_edge`` inline, per op.
             flags: list[bool] = []
             edges: list[tuple[Node | None, int]] = []
             for t in inputs:

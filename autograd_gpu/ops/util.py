@@ -12,16 +12,15 @@ def reduce_grad(grad: Any, shape: tuple[int, ...] | None) -> Any:
         return grad
     if hasattr(grad, "sum_to_size"):
         return grad.sum_to_size(shape)
-    # NOTE: a bare array (the raw backward path): the same reduction with keepdims.
+    # NOTE: a bare array (the raw backward path): the same reduction.
     lead = grad.ndim - len(shape)
+    leading = tuple(range(lead))
     stretched = tuple(lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
     if not stretched and shape:
-        # NOTE: only leading dims (a bias's gradient): reduced straight to ``shape``, an array
-        # that owns its buffer, which a leaf's ``.grad`` then takes without a copy.
-        return grad.sum(axis=tuple(range(lead))) if lead else grad.reshape(shape)
-    dims = tuple(range(lead)) + stretched
-    out = grad.sum(axis=dims, keepdims=True) if dims else grad
-    return out.reshape(shape)
+        # NOTE: only leading dims (a bias's gradient; shapes differ, so there is one): reduced
+        # straight to ``shape``, an array that owns its buffer, which ``.grad`` takes uncopied.
+        return grad.sum(axis=leading)
+    return grad.sum(axis=leading + stretched, keepdims=True).reshape(shape)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
