@@ -157,12 +157,16 @@ def run_cell(args: argparse.Namespace, torch: Any, ag: Any,
 # ---- section 2: modules, forward + backward per time step -----------------------------------
 
 def _module_step(lib: Any, name: str, batch: int, hidden: int, seed: int) -> tuple[Any, Any]:
-    """(module on CUDA, step()) with fixed random data; step runs forward + backward and returns
-    the loss."""
+    """(module on CUDA, step()) with fixed random data (the same input for both libraries: their
+    CUDA generators differ); step runs forward + backward and returns the loss."""
+    import numpy as np
+
     lib.manual_seed(seed)
     m = getattr(lib.nn, name)(hidden, hidden).to("cuda")
     cell = name.endswith("Cell")
-    x = lib.randn(*((batch, hidden) if cell else (STEPS, batch, hidden)), device="cuda")
+    shape = (batch, hidden) if cell else (STEPS, batch, hidden)
+    x = lib.tensor(np.random.default_rng(seed).standard_normal(shape, dtype=np.float32),
+                   device="cuda")
 
     def step() -> Any:
         for p in m.parameters():

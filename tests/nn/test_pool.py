@@ -41,7 +41,10 @@ def test_max_pool2d_matches_torch(shape: tuple[int, ...], kwargs: dict[str, Any]
         out, idx = T.nn.functional.max_pool2d(x, return_indices=True, **kwargs)
         plain = T.nn.functional.max_pool2d(x, **kwargs)
         res.append((out, idx, plain, grads_of(out, [x]), out.grad_fn.name()))
-    assert_same(res[0][:4], res[1][:4], rtol=1e-6, atol=1e-7)
+    # NOTE: on a GPU the gradient of an input in several windows is summed by atomics in any
+    # order (as PyTorch CUDA's is): float32 sums may differ in the last bits
+    tol = (1e-5, 1e-6) if device == "cuda" and dtype == "float32" else (1e-6, 1e-7)
+    assert_same(res[0][:4], res[1][:4], *tol)
     assert res[0][1].dtype == ag.int64 and not res[0][1].requires_grad
     assert res[0][4] == res[1][4] == "MaxPool2DWithIndicesBackward0"
 
