@@ -10,6 +10,8 @@ from .. import dtypes
 from ..dtypes import int64, uint8
 from ..functions import broadcast_shapes
 from ..functions.checks import expect_tensor
+from ..autograd.saved import SAVED_HOOKS
+from ..ops import cross_entropy as cross_entropy_ops
 from ..ops import nn_ops
 from ..tensor import Tensor
 
@@ -180,6 +182,19 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     _check_loss_args("cross_entropy_loss", input, target, weight)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing > 0.0 and weight is None and _fusable(input, target, ignore_index,
+                                                             reduction):
+        def composition(x: Tensor, t: Tensor) -> Tensor:
+            return _cross_entropy(x, t, None, ignore_index, reduction, label_smoothing)
+
+        return cross_entropy_ops.SmoothedCrossEntropy.apply(  # type: ignore[no-any-return]
+            input, target, fn=composition, reduction=reduction, smoothing=label_smoothing)
+    return _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None,  # noqa: A002
+                   ignore_index: int, reduction: str, label_smoothing: float) -> Tensor:
+    """``cross_entropy`` after its checks, composed as PyTorch composes it."""
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
     logp = input.log_softmax(class_dim)
@@ -207,6 +222,27 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     elif reduction == "sum":
         smooth = smooth.sum()
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+FUSED = True  # label smoothing's common case as one node (ops/cross_entropy.py); tests turn it off
+
+
+def _fusable(input: Tensor, target: Tensor, ignore_index: int,  # noqa: A002
+             reduction: str) -> bool:
+    """Whether ``SmoothedCrossEntropy`` computes this cross-entropy (unweighted, smoothed) as
+    the composition would: ``(N, C)`` float32/64 logits of a CPU or CUDA tensor, ``(N,)`` int64
+    targets all in ``[0, C)`` (none ignored), a reduction, no vmap, no saved-tensor hooks (they
+    would see the node's saved tensors, not the composition's)."""
+    if not FUSED or type(input) is not Tensor or type(target) is not Tensor \
+            or reduction == "none" or input.ndim != 2 or target.ndim != 1 \
+            or input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4 \
+            or target.dtype is not int64 or SAVED_HOOKS.stack:
+        return False
+    n, c = input.shape
+    dev = input._device
+    return 0 < n < 1 << 24 and n * c <= cross_entropy_ops.FUSE_BELOW and target.shape[0] == n \
+        and not 0 <= ignore_index < c and dev is target._device and dev.type != "meta" \
+        and input.backend.out_of_range(target._data, 0, c) is None
 
 
 def _cross_entropy_probs(logp: Tensor, target: Tensor, w_view: Tensor | None, ignore_index: int,
