@@ -189,9 +189,14 @@ class Composite:
         copy (CuPy would wrap a bad entry around silently, NumPy would wrap a negative one)."""
         if not index.size:
             return None
-        least, most = self.extremes(index)
-        if lo <= least and most < hi:
-            return None
+        if lo == 0 and index.dtype.kind == "i":
+            # NOTE: a negative entry read unsigned is above any bound: one reduction for both
+            if int(self.max(index.view(f"u{index.dtype.itemsize}"))) < hi:
+                return None
+        else:
+            least, most = self.extremes(index)
+            if lo <= least and most < hi:
+                return None
         flat = index.reshape(-1)
         return int(flat[((flat < lo) | (flat >= hi)).argmax()])
 
@@ -411,7 +416,9 @@ class Composite:
             return self.copy(x)
         # NOTE: x - max - log(sum(exp(x - max))): stable for large |x|.
         shifted = x - self.max(x, axis=axis, keepdims=True)
-        return shifted - self.log(self.sum(self.exp(shifted), axis=axis, keepdims=True))
+        lse = self.log(self.sum(self.exp(shifted), axis=axis, keepdims=True))
+        # NOTE: in place (one array fewer); a 0-d input made NumPy scalars
+        return self.subtract(shifted, lse, out=shifted) if x.ndim else shifted - lse
 
     def softmax_backward(self: Any, out: Array, grad: Array, axis: int) -> Array:
         return out * (grad - self.sum(grad * out, axis=axis, keepdims=True))

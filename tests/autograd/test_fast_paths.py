@@ -228,3 +228,47 @@ def test_relu_signed_zero_and_nan_as_torch() -> None:
     ref = torch.relu(torch.tensor(x)).numpy()
     np.testing.assert_array_equal(ours, ref)
     np.testing.assert_array_equal(np.signbit(ours), np.signbit(ref))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32"])
+@pytest.mark.parametrize("layout", ["c", "transposed", "0-d"])
+def test_numpy_relu_paths_are_compositions(dtype: str, layout: str) -> None:
+    """NumPy's relu (maximum against zeros) and relu_backward (bits and-ed with a mask) give
+    Composite's maximum(0, x) and where(out <= 0, 0, grad) bit for bit: -0.0, NaN, inf."""
+    from autograd_gpu.backends.composite import Composite
+    from autograd_gpu.backends.numpy_backend import numpy_backend as b
+
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((6, 5)) * 3).astype(dtype)
+    g = rng.standard_normal((6, 5)).astype(dtype)
+    if dtype != "int32":
+        x.flat[:5] = [np.nan, -0.0, -np.inf, 0.0, np.inf]
+        g.flat[2:5] = [np.inf, np.nan, -np.inf]
+    if layout == "transposed":
+        x, g = x.T, g.T
+    elif layout == "0-d":
+        x, g = x[0, 1].copy().reshape(()), g[0, 1].copy().reshape(())
+    out, want = b.relu(x), Composite.relu(b, x)
+    assert out.dtype == want.dtype and out.shape == want.shape
+    assert out.tobytes() == want.tobytes()
+    back, want = b.relu_backward(out, g), Composite.relu_backward(b, out, g)
+    assert back.dtype == want.dtype and back.shape == want.shape
+    assert back.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8"])
+def test_out_of_range_one_reduction_matches_both_bounds(dtype: str) -> None:
+    """From 0, a signed index is checked with one unsigned maximum: the same first offender."""
+    from autograd_gpu.backends.numpy_backend import numpy_backend as b
+
+    info = np.iinfo(dtype)
+    cases = [[0, 1, 2], [0, 3, 2], [2, -1, 3], [int(info.min), 1], [int(info.max)], [], [0]]
+    for idx in cases:
+        if any(v < info.min for v in idx):
+            continue
+        a = np.array(idx, dtype=dtype)
+        for hi in (0, 3, 4):
+            flat = a.reshape(-1)
+            bad = [int(v) for v in flat if not 0 <= v < hi]
+            assert b.out_of_range(a, 0, hi) == (bad[0] if bad else None)
+            assert b.out_of_range(a[::-1], 0, hi) == (bad[-1] if bad else None)
