@@ -47,7 +47,6 @@ def _fp_switches() -> tuple[Any, Any]:
 
 
 _QUIET_FP, _RESTORE_FP = _fp_switches()
-_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}  # a float's bits, by item size
 
 
 class NumpyBackend(Composite, Families):
@@ -332,10 +331,9 @@ class NumpyBackend(Composite, Families):
         dtype = grad.dtype
         if dtype.kind == "f" and out.dtype == dtype and out.shape == grad.shape \
                 and out.flags.c_contiguous and grad.flags.c_contiguous:
-            # NOTE: where() on a data-dependent mask branches per element (12x slower at 2**19
-            # elements): the bits of grad, and-ed with all ones where out > 0 or NaN and with
-            # zeros (+0.0) where out <= 0, as Composite's where(out <= 0, 0, grad)
-            bits = _UINT[dtype.itemsize]
+            # NOTE: where's bit blend with one side zero: the bits of grad and-ed with all ones
+            # where out > 0 or NaN, with zeros (+0.0) where out <= 0; half the passes (2x)
+            bits = _BITS[dtype.itemsize]
             keep = np.less_equal(out, 0).astype(bits)
             keep -= 1
             keep &= grad.view(bits)
