@@ -33,7 +33,7 @@ class SpreadBack(Node):
 
     def forward(self, g: Any) -> Any:
         b = self.backend
-        if not self.keepdim and self.dims:
+        if not self.keepdim and self.dims and g.ndim:  # NOTE: a 0-d g broadcasts as it is
             g = b.reshape(g, tuple(1 if i in self.dims else s for i, s in enumerate(self.shape)))
         out = b.empty(self.shape, g.dtype)
         if self.divisor == 1:
