@@ -317,19 +317,18 @@ class NumpyBackend(Composite, Families):
         return np.errstate(**kw)
 
     # ---- relu: Composite's results, bit for bit, without NumPy's slow paths ----------------------
-    @staticmethod
-    def relu(x: Array) -> Array:
-        if x.dtype.kind == "f" and x.flags.c_contiguous:
+    def relu(self, x: Array) -> Array:
+        if x.__class__ is np.ndarray and x.dtype.kind == "f" and x.flags.c_contiguous:
             # NOTE: maximum against a scalar does not vectorise in NumPy 2.4 (2-3x slower than
             # against an array): the zeros become the result, first operand as in Composite
             out = np.zeros(x.shape, x.dtype)
             return np.maximum(out, x, out=out)
-        return Composite.relu(numpy_backend, x)
+        return Composite.relu(self, x)  # NOTE: also the meta device's (no data to compute)
 
-    @staticmethod
-    def relu_backward(out: Array, grad: Array) -> Array:
+    def relu_backward(self, out: Array, grad: Array) -> Array:
         dtype = grad.dtype
-        if dtype.kind == "f" and out.dtype == dtype and out.shape == grad.shape \
+        if grad.__class__ is np.ndarray and out.__class__ is np.ndarray and dtype.kind == "f" \
+                and out.dtype == dtype and out.shape == grad.shape \
                 and out.flags.c_contiguous and grad.flags.c_contiguous:
             # NOTE: where's bit blend with one side zero: the bits of grad and-ed with all ones
             # where out > 0 or NaN, with zeros (+0.0) where out <= 0; half the passes (2x)
@@ -338,7 +337,7 @@ class NumpyBackend(Composite, Families):
             keep -= 1
             keep &= grad.view(bits)
             return keep.view(dtype)
-        return Composite.relu_backward(numpy_backend, out, grad)
+        return Composite.relu_backward(self, out, grad)
 
     quiet_fp: Any = _QUIET_FP  # NOTE: neither binds as a method (see _fp_switches)
     restore_fp: Any = _RESTORE_FP
