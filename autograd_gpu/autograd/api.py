@@ -103,6 +103,54 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=_node.user_stacklevel())
 
 
+def _grads_batched(outs: tuple[Any, ...], ins: tuple[Any, ...], gos: tuple[Any, ...],
+                   retain_graph: bool, create_graph: bool, allow_unused: bool,
+                   materialize_grads: bool) -> tuple[Any, ...]:
+    """``grad(..., is_grads_batched=True)``: the first dim of every grad_output is a batch of
+    vectors, and the result has that batch dim in front; one backward under ``vmap`` (PyTorch's
+    way too), not one per vector."""
+    from ..creation import ones_like, zeros_like
+    from ..func import vmap
+    from ..tensor import Size
+
+    batched: list[Any] = []
+    for i, (o, g) in enumerate(zip(outs, gos)):
+        if g is None:
+            if o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if o.ndim == 0:
+                raise ValueError(
+                    "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
+                    "input is a Tensor of dimensionality 0 so expected in_dim to satisfy "
+                    "0 <= in_dim < 0.")
+            g = ones_like(o)  # NOTE: then batched along its first dim, as PyTorch does
+        elif g.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                "as the batch dimension. The sizes of the remaining dimensions are expected to "
+                "match the shape of corresponding output, but a mismatch was detected: "
+                f"grad_output[{i}] has a shape of {Size(g.shape[1:])!r} and output[{i}] has a "
+                f"shape of {Size(o.shape)!r}. If you only want some tensors in `grad_output` to "
+                "be considered batched, consider using vmap.")
+        batched.append(g)
+    unused: list[int] = []
+
+    def one(*vectors: Any) -> tuple[Any, ...]:
+        got = grad(outs, ins, vectors, retain_graph=retain_graph, create_graph=create_graph,
+                   allow_unused=allow_unused)
+        unused.extend(i for i, r in enumerate(got) if r is None)
+        return tuple(r for r in got if r is not None)
+
+    found = iter(vmap(one)(*batched))
+    result = [None if i in unused else next(found) for i in range(len(ins))]
+    if materialize_grads:  # NOTE: unbatched zeros, as PyTorch's
+        result = [zeros_like(t) if r is None else r for t, r in zip(ins, result)]
+    return tuple(result)
+
+
 _CREATE_GRAPH_WARNED = False
 _CREATE_GRAPH_CYCLE = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -142,6 +190,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         )
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _grads_batched(outs, ins, gos, retain_graph, create_graph, allow_unused,
+                              materialize_grads)
 
     def call(outs: tuple[Any, ...], ins: tuple[Any, ...], gos: tuple[Any, ...]) -> list[Any]:
         roots = _roots(outs, _make_grads(outs, gos))
