@@ -12,6 +12,11 @@ for bit. The node is named after the composition's last one (``AddBackward0``), 
 It keeps what the composition keeps for backward (an ``(N, C)`` array, here the logits rather
 than the log-probabilities, recomputed in backward), so memory stays the same. Under
 ``create_graph`` its backward runs the composition again (``Recompute``).
+
+NOTE: what differs from the composition: ``loss.grad_fn.next_functions`` leads straight to the
+logits' node (not through the two scalings), and modifying the logits in place between the loss
+and its backward raises the in-place error (the node saved them; the composition saved its own
+log-probabilities), as PyTorch does for any op that saves its input.
 """
 
 from __future__ import annotations
