@@ -160,3 +160,14 @@ def test_keeps_no_more_memory_than_the_composition(monkeypatch: pytest.MonkeyPat
         assert ag.memory_allocated() == before
     assert kept[0] <= kept[1], kept
     assert kept[0] >= x.nbytes  # the logits are kept, and counted
+
+
+def test_logits_changed_in_place_before_backward_raise(device: str) -> None:
+    """The node saved the logits (the documented difference from the composition)."""
+    w = ag.randn(4, 3, device=device, requires_grad=True)
+    z = w * 2
+    loss = F.cross_entropy(z, ag.tensor([0, 1, 2, 0], device=device), label_smoothing=0.1)
+    assert isinstance(loss.grad_fn, SmoothedCrossEntropy)
+    z.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
