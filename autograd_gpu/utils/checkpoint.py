@@ -28,7 +28,7 @@ from ..creation import zeros
 from ..device import CPU
 from ..tensor import Tensor
 
-__all__ = ["CheckpointError", "checkpoint", "noop_context_fn"]
+__all__ = ["CheckpointError", "CheckpointPlan", "auto_checkpoint", "checkpoint", "noop_context_fn"]
 
 
 class CheckpointError(RuntimeError):
@@ -305,3 +305,6 @@ class _CheckpointFunction(_function.Function):
         return (None, None) + tuple(
             inputs[i].grad if isinstance(inputs[i], Tensor) else None for i in range(len(inputs))
         )
+
+
+from ._auto_checkpoint import CheckpointPlan, auto_checkpoint  # noqa: E402  (it uses checkpoint)

@@ -1,0 +1,389 @@
+"""``auto_checkpoint``: choose which submodules run under activation checkpointing so that a
+training step's peak of ``memory_allocated`` fits a byte budget (issue #19).
+
+Planning runs the step (forward, loss, backward) on the example inputs a few times:
+
+1. **Profile** (one step): every candidate submodule's forward time, and the bytes its ops save
+   for backward (each storage once, by the candidate whose forward was running when it was first
+   saved; storages some candidate takes as input, and those that existed before the step, are
+   not counted: a checkpoint keeps its inputs, and the rest is not the candidate's to free).
+2. **Choose**: the least recompute time whose saved bytes cover what the budget asks to shed, a
+   0/1 knapsack ("min-cost cover") solved exactly by dynamic programming over the bytes in 512
+   buckets. Exact rather than greedy because blocks differ in bytes per second (a transformer
+   block's attention keeps more per second of forward than its MLP), and greedy by ratio can
+   overshoot by a whole block; the bucket grain bounds the error at 1/512 of the bytes to shed.
+3. **Verify**: install the choice, measure the planned step's peak; while it is above the
+   budget (the recomputation of a block in backward brings its bytes back for a while, which the
+   additive model does not see), ask for that many more bytes and choose again.
+
+The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
+dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
+nest; a module called more than once per step (shared) is left out, as are modules
+that save nothing. The plan's ``predicted_peak`` is the verified trial step's peak (the same
+step, the same inputs: the training step that follows has it too).
+
+Planning leaves the module as it found it apart from the installed checkpoints and the
+parameters' ``.grad``, which it leaves None (as ``zero_grad()`` does: old gradients kept alive
+would count in every trial's peak); buffers (BatchNorm's running statistics) and the default
+generators' states are put back. Checkpointed modules keep BatchNorm's running statistics updated once per step (the
+recomputation's update is undone), and dropout draws the same masks (``checkpoint``'s RNG
+replay), so the gradients are the unplanned step's exactly (on the CPU; see ``checkpoint`` for
+CUDA generators).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import memory as _memory
+from .. import random as _random
+from ..autograd.graph import saved_tensors_hooks
+from ..autograd.grad_mode import no_grad
+from ..device import CPU
+from ..tensor import Tensor
+
+__all__ = ["CheckpointPlan", "auto_checkpoint"]
+
+_BUCKETS = 512
+
+
+@dataclass
+class _Candidate:
+    name: str
+    module: Any
+    saved: int = 0  # bytes its ops save for backward (see the module's docstring)
+    seconds: float = 0.0  # its forward time in the profiled step
+    calls: int = 0
+
+
+@dataclass
+class CheckpointPlan:
+    """What ``auto_checkpoint`` chose and installed; ``remove()`` takes it out again."""
+
+    checkpointed: list[str]
+    offloaded: list[str]
+    baseline_peak: int
+    predicted_peak: int
+    predicted_overhead: float  # recompute time as a fraction of the baseline step
+    budget: int
+    step_seconds: float
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    _undo: list[Callable[[], None]] = field(default_factory=list, repr=False)
+
+    def remove(self) -> None:
+        """Restore every checkpointed module's own forward."""
+        while self._undo:
+            self._undo.pop()()
+        self.checkpointed = []
+
+    def __str__(self) -> str:
+        mib = 1 << 20
+        lines = [f"activation checkpointing plan: budget {self.budget / mib:.2f} MiB, peak "
+                 f"{self.baseline_peak / mib:.2f} -> {self.predicted_peak / mib:.2f} MiB, "
+                 f"recompute {100 * self.predicted_overhead:.1f}% of the step",
+                 f"{'module':<32} {'saved MiB':>10} {'forward ms':>11}  checkpointed"]
+        for r in self.rows:
+            lines.append(f"{r['module']:<32} {r['saved'] / mib:>10.3f} {1e3 * r['seconds']:>11.3f}  "
+                         f"{'yes' if r['checkpointed'] else ''}")
+        return "\n".join(lines)
+
+
+def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
+                    loss_fn: Callable[[Any], Any] | None = None) -> CheckpointPlan:
+    """Checkpoint submodules of ``module`` so that a training step on ``example_args`` peaks at
+    or under ``budget`` bytes of ``memory_allocated`` (or ``"50%"``: a share of the unplanned
+    step's own peak), at the least recompute time; see this module's docstring for the method.
+
+    The step is ``loss_fn(module(*example_args))`` (``output.sum()`` without ``loss_fn``) and its
+    ``backward()``. Returns the installed ``CheckpointPlan``.
+
+    Raises:
+        ValueError: the budget is below the smallest peak that checkpointing every candidate
+            reaches (named in the message), or it is not a byte count or a percentage.
+
+    Example:
+        >>> model = nn.Sequential(*[nn.Sequential(nn.Linear(64, 64), nn.GELU()) for _ in range(8)])
+        >>> plan = auto_checkpoint(model, randn(1024, 64), budget="75%")
+        >>> plan.predicted_peak <= plan.budget
+        True
+    """
+    dev = _device_of(module, example_args)
+    state = _State(module, dev)
+    try:
+        candidates = _candidates(module)
+        base_peak, step_seconds = _profile(module, example_args, loss_fn, candidates, dev)
+        limit = _budget(budget, base_peak)
+        useful = [c for c in candidates if c.saved > 0 and c.calls == 1]
+        plan = CheckpointPlan([], [], base_peak, base_peak, 0.0, limit, step_seconds,
+                              rows=[{"module": c.name, "saved": c.saved, "seconds": c.seconds,
+                                     "checkpointed": False} for c in candidates])
+        if base_peak <= limit:
+            return plan
+        need = base_peak - limit
+        tried: set[tuple[str, ...]] = set()
+        while True:
+            chosen = _choose(useful, need)
+            last = chosen is None or tuple(c.name for c in chosen) in tried
+            if last:  # NOTE: the model has nothing new to offer: every candidate, or nothing
+                chosen = useful
+            assert chosen is not None
+            tried.add(tuple(c.name for c in chosen))
+            _install(plan, chosen)
+            peak = _peak(module, example_args, loss_fn, dev)
+            if peak <= limit:
+                plan.predicted_peak = peak
+                plan.predicted_overhead = sum(c.seconds for c in chosen) / max(step_seconds, 1e-9)
+                names = {c.name for c in chosen}
+                for r in plan.rows:
+                    r["checkpointed"] = r["module"] in names
+                return plan
+            plan.remove()
+            if last:
+                raise ValueError(
+                    f"budget of {limit} bytes is out of reach: checkpointing every candidate "
+                    f"submodule gives the smallest peak, {peak} bytes")
+            need += peak - limit
+    finally:
+        state.restore()
+
+
+# ---- the parts --------------------------------------------------------------------------------
+
+def _candidates(module: Any) -> list[_Candidate]:
+    out: list[_Candidate] = []
+
+    def visit(m: Any, prefix: str) -> None:
+        for name, child in m.named_children():
+            q = f"{prefix}{name}"
+            kind = type(child).__name__
+            # NOTE: lists and dicts are never called; a Sequential of blocks (children with
+            # children) is a sequence to choose in, a Sequential of layers is one block
+            if kind in ("ModuleList", "ModuleDict") or kind == "Sequential" and any(
+                    any(True for _ in g.children()) for g in child.children()):
+                visit(child, q + ".")
+            else:
+                out.append(_Candidate(q, child))
+
+    visit(module, "")
+    return out
+
+
+def _device_of(module: Any, args: tuple[Any, ...]) -> Any:
+    for p in module.parameters():
+        return p.device
+    for a in args:
+        if isinstance(a, Tensor):
+            return a.device
+    return CPU
+
+
+def _step(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] | None) -> None:
+    out = module(*args)
+    loss = loss_fn(out) if loss_fn is not None else out.sum()
+    loss.backward()
+
+
+def _sync(dev: Any) -> None:
+    if getattr(dev, "type", "cpu") == "cuda":
+        from .. import cuda
+
+        cuda.synchronize(dev)
+
+
+def _peak(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] | None,
+          dev: Any) -> int:
+    """The peak of ``memory_allocated`` over one step (gradients set to None first, as after
+    ``zero_grad``)."""
+    for p in module.parameters():
+        p.grad = None
+    _memory.reset_peak_memory_stats(dev)
+    _step(module, args, loss_fn)
+    return _memory.max_memory_allocated(dev)
+
+
+def _root(t: Tensor) -> Any:
+    """The array that owns ``t``'s storage (the end of its ``.base`` chain)."""
+    a = t._data
+    b = getattr(a, "base", None)
+    while b is not None and hasattr(b, "nbytes"):
+        a, b = b, getattr(b, "base", None)
+    return a
+
+
+def _root_id(t: Tensor) -> int:
+    return id(_root(t))
+
+
+def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] | None,
+             candidates: list[_Candidate], dev: Any) -> tuple[int, float]:
+    """One step with hooks: each candidate's saved bytes and forward time; returns the step's
+    peak and its time (a second, hook-free step)."""
+    existing = {_root_id(t) for t in list(module.parameters()) + list(module.buffers())}
+    existing |= {_root_id(a) for a in args if isinstance(a, Tensor)}
+    seen: set[int] = set()
+    keep: list[Any] = []  # NOTE: the storages stay alive while profiling, so ids stay unique
+    running: list[tuple[_Candidate, float]] = []
+    saved: list[tuple[_Candidate, int, int]] = []  # (saver, storage id, bytes)
+    inputs: set[int] = set()  # storages some candidate takes as input
+    handles = []
+
+    def pre(c: _Candidate) -> Callable[..., None]:
+        def hook(_: Any, args: Any) -> None:
+            c.calls += 1
+            _sync(dev)
+            inputs.update(_root_id(a) for a in args if isinstance(a, Tensor))
+            running.append((c, time.perf_counter()))
+        return hook
+
+    def post(c: _Candidate) -> Callable[..., None]:
+        def hook(*_: Any) -> None:
+            _sync(dev)
+            for i in range(len(running) - 1, -1, -1):
+                if running[i][0] is c:
+                    c.seconds += time.perf_counter() - running[i][1]
+                    del running[i]
+                    break
+        return hook
+
+    def pack(t: Tensor) -> Tensor:
+        root = _root(t)
+        key = id(root)
+        if key not in seen:
+            seen.add(key)
+            keep.append(t)
+            if running and key not in existing:
+                saved.append((running[-1][0], key, int(root.nbytes)))
+        return t
+
+    for c in candidates:
+        handles.append(c.module.register_forward_pre_hook(pre(c)))
+        handles.append(c.module.register_forward_hook(post(c)))
+    try:
+        with saved_tensors_hooks(pack, lambda t: t):
+            _step(module, args, loss_fn)
+    finally:
+        for h in handles:
+            h.remove()
+        keep.clear()
+    # NOTE: a block's output that the next block takes in stays alive either way (that block's
+    # checkpoint keeps it, or its own ops save it): not the saver's to free
+    for c, key, n in saved:
+        if key not in inputs:
+            c.saved += n
+    peak = _peak(module, args, loss_fn, dev)
+    _sync(dev)
+    t0 = time.perf_counter()
+    _step(module, args, loss_fn)
+    _sync(dev)
+    return peak, time.perf_counter() - t0
+
+
+def _budget(budget: int | str, base_peak: int) -> int:
+    if isinstance(budget, str):
+        text = budget.strip()
+        if not text.endswith("%"):
+            raise ValueError(f"budget must be a number of bytes or a percentage like '50%', "
+                             f"got {budget!r}")
+        return int(base_peak * float(text[:-1]) / 100)
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise ValueError(f"budget must be a number of bytes or a percentage like '50%', "
+                         f"got {budget!r}")
+    return budget
+
+
+def _choose(cands: list[_Candidate], need: int) -> list[_Candidate] | None:
+    """The candidates of least total forward time whose saved bytes add up to ``need`` or more
+    (bytes counted in buckets of ``need / 512``, rounded down, so a choice never falls short);
+    None when even all of them fall short."""
+    if sum(c.saved for c in cands) < need:
+        return None
+    unit = max(need / _BUCKETS, 1.0)
+    goal = _BUCKETS if need > _BUCKETS else int(need)
+    inf = float("inf")
+    best: list[float] = [0.0] + [inf] * goal
+    pick: list[list[int]] = [[] for _ in range(goal + 1)]
+    for i, c in enumerate(cands):
+        w = int(c.saved / unit)
+        if w <= 0:
+            continue
+        for j in range(goal, -1, -1):
+            if best[j] == inf:
+                continue
+            k = min(goal, j + w)
+            t = best[j] + c.seconds
+            if t < best[k]:
+                best[k] = t
+                pick[k] = pick[j] + [i]
+    if best[goal] == inf:  # NOTE: rounding down lost a bucket: take the biggest savers
+        return sorted(cands, key=lambda c: -c.saved)
+    return [cands[i] for i in pick[goal]]
+
+
+def _install(plan: CheckpointPlan, chosen: list[_Candidate]) -> None:
+    from .checkpoint import checkpoint
+
+    for c in chosen:
+        m = c.module
+        own = m.__dict__.get("forward")
+        inner = m.forward
+
+        def forward(*a: Any, _f: Callable[..., Any] = inner, _m: Any = m, **k: Any) -> Any:
+            return checkpoint(_f, *a, use_reentrant=False, context_fn=_stats_kept(_m), **k)
+
+        m.forward = forward
+
+        def undo(_m: Any = m, _own: Any = own) -> None:
+            if _own is None:
+                _m.__dict__.pop("forward", None)
+            else:
+                _m.forward = _own
+
+        plan._undo.append(undo)
+        plan.checkpointed.append(c.name)
+
+
+def _stats_kept(m: Any) -> Callable[[], tuple[Any, Any]]:
+    """``checkpoint``'s ``context_fn``: around the recomputation, BatchNorm's running statistics
+    (the buffers of ``m``'s modules) are put back afterwards, so a step updates them once."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def recompute() -> Any:
+        buffers = [(b, b.detach().clone()) for b in m.buffers()]
+        try:
+            yield
+        finally:
+            with no_grad():
+                for b, saved in buffers:
+                    b.copy_(saved)
+
+    def fn() -> tuple[Any, Any]:
+        return contextlib.nullcontext(), recompute()
+
+    return fn
+
+
+class _State:
+    """What planning's trial steps change, put back afterwards: the buffers and the default
+    generators' states; the parameters' ``.grad`` are left None (as ``zero_grad()`` leaves
+    them)."""
+
+    def __init__(self, module: Any, dev: Any) -> None:
+        # NOTE: not the old gradients: kept, they would count in every trial step's peak
+        for p in module.parameters():
+            p.grad = None
+        self.params = list(module.parameters())
+        self.buffers = [(b, b.detach().clone()) for b in module.buffers()]
+        devices = [CPU] if dev == CPU else [CPU, dev]
+        self.rng = [(g, g.get_state()) for g in (_random.default_generator(d) for d in devices)]
+
+    def restore(self) -> None:
+        for p in self.params:
+            p.grad = None
+        with no_grad():
+            for b, saved in self.buffers:
+                b.copy_(saved)
+        for g, s in self.rng:
+            g.set_state(s)

@@ -1,0 +1,151 @@
+"""``auto_checkpoint`` (issue #19, first part): the planned step fits the budget, its peak is
+the predicted one, its gradients are the unplanned step's exactly, ``remove()`` restores the
+baseline; impossible budgets raise; BatchNorm, dropout, shared modules and transformer stacks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autograd_gpu as ag
+from autograd_gpu.utils.checkpoint import auto_checkpoint
+
+nn = ag.nn
+
+
+def _mlp() -> Any:
+    ag.manual_seed(0)
+    return nn.Sequential(*[nn.Sequential(nn.Linear(32, 32), nn.GELU(), nn.Dropout(0.2))
+                           for _ in range(8)])
+
+
+def _step(model: Any, x: Any, loss_fn: Any = None) -> tuple[int, list[np.ndarray]]:
+    """One training step from gradients None and a fixed seed: its peak and the gradients."""
+    for p in model.parameters():
+        p.grad = None
+    ag.manual_seed(7)
+    ag.memory.reset_peak_memory_stats()
+    out = model(x)
+    (loss_fn(out) if loss_fn is not None else out.sum()).backward()
+    peak = ag.memory.max_memory_allocated()
+    return peak, [p.grad.numpy().copy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("budget", ["95%", "80%", "65%"])
+def test_planned_step_fits_and_is_exact(budget: str) -> None:
+    model, x = _mlp(), ag.randn(256, 32)
+    base_peak, base_grads = _step(model, x)
+    plan = auto_checkpoint(model, x, budget=budget)
+    assert plan.baseline_peak == base_peak
+    assert plan.budget == int(base_peak * float(budget[:-1]) / 100)
+    assert plan.checkpointed and plan.predicted_peak <= plan.budget
+    peak, grads = _step(model, x)
+    assert peak <= plan.budget and abs(peak - plan.predicted_peak) <= 0.1 * plan.predicted_peak
+    for a, b in zip(grads, base_grads):
+        np.testing.assert_array_equal(a, b)
+    assert 0 < plan.predicted_overhead < 1.5
+    text = str(plan)
+    assert "checkpointed" in text and all(name in text for name in plan.checkpointed)
+    plan.remove()
+    assert _step(model, x)[0] == base_peak and "forward" not in model[0].__dict__
+
+
+def test_budget_forms_and_errors() -> None:
+    model, x = _mlp(), ag.randn(64, 32)
+    plan = auto_checkpoint(model, x, budget="100%")
+    assert plan.checkpointed == [] and plan.predicted_peak == plan.baseline_peak
+    big = auto_checkpoint(model, x, budget=10 ** 12)
+    assert big.checkpointed == []
+    with pytest.raises(ValueError, match="smallest peak"):
+        auto_checkpoint(model, x, budget="1%")
+    assert all("forward" not in m.__dict__ for m in model.modules())  # nothing left installed
+    for bad in ("half", -1, 1.5):
+        with pytest.raises(ValueError, match="number of bytes or a percentage"):
+            auto_checkpoint(model, x, budget=bad)  # type: ignore[arg-type]
+
+
+def test_planning_leaves_rng_and_buffers_as_found() -> None:
+    ag.manual_seed(3)
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Dropout(0.5))
+                            for _ in range(4)])
+    x = ag.randn(1024, 8)
+    stats = [b.clone() for b in model.buffers()]
+    ag.manual_seed(9)
+    auto_checkpoint(model, x, budget="90%")
+    drawn = ag.rand(5)
+    assert all(ag.equal(a, b) for a, b in zip(stats, model.buffers()))
+    ag.manual_seed(9)
+    assert ag.equal(ag.rand(5), drawn)
+
+
+def test_batchnorm_stats_update_once_per_step() -> None:
+    def build() -> Any:
+        ag.manual_seed(1)
+        return nn.Sequential(*[nn.Sequential(nn.Linear(16, 16), nn.BatchNorm1d(16), nn.ReLU())
+                               for _ in range(5)])
+
+    x = ag.randn(1024, 16)
+    plain, planned = build(), build()
+    plan = auto_checkpoint(planned, x, budget="80%")
+    assert plan.checkpointed
+    grads = [_step(m, x)[1] for m in (plain, planned)]
+    for a, b in zip(*grads):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(plain.buffers(), planned.buffers()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert int(planned[0][1].num_batches_tracked) == 1
+
+
+class _Shared(nn.Module):
+    """A block called twice per step (and one plain stack beside it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.twice = nn.Sequential(nn.Linear(16, 16), nn.Tanh())
+        self.blocks = nn.ModuleList([nn.Sequential(nn.Linear(16, 16), nn.GELU())
+                                     for _ in range(4)])
+
+    def forward(self, x: Any) -> Any:
+        x = self.twice(self.twice(x))
+        for b in self.blocks:
+            x = b(x)
+        return x
+
+
+def test_modules_called_twice_are_not_checkpointed() -> None:
+    ag.manual_seed(2)
+    model, x = _Shared(), ag.randn(1024, 16)
+    _, base = _step(model, x)
+    plan = auto_checkpoint(model, x, budget="85%")
+    assert "twice" not in plan.checkpointed
+    assert set(plan.checkpointed) <= {f"blocks.{i}" for i in range(4)}
+    for a, b in zip(_step(model, x)[1], base):
+        np.testing.assert_array_equal(a, b)
+
+
+class _Encoder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1,
+                                                                batch_first=True)
+                                     for _ in range(3)])
+
+    def forward(self, x: Any) -> Any:
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def test_transformer_stack() -> None:
+    ag.manual_seed(4)
+    model, x = _Encoder(), ag.randn(4, 24, 16)
+    loss = lambda out: (out * out).mean()  # noqa: E731
+    base_peak, base = _step(model, x, loss)
+    plan = auto_checkpoint(model, x, budget="85%", loss_fn=loss)
+    assert plan.checkpointed and plan.predicted_peak <= plan.budget
+    peak, grads = _step(model, x, loss)
+    assert peak <= plan.budget
+    for a, b in zip(grads, base):
+        np.testing.assert_array_equal(a, b)
