@@ -42,6 +42,7 @@ from .. import random as _random
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.grad_mode import no_grad
 from ..device import CPU
+from ..profiler import _root as _array_root
 from ..tensor import Tensor
 
 __all__ = ["CheckpointPlan", "auto_checkpoint"]
@@ -205,11 +206,7 @@ def _peak(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] | No
 
 def _root(t: Tensor) -> Any:
     """The array that owns ``t``'s storage (the end of its ``.base`` chain)."""
-    a = t._data
-    b = getattr(a, "base", None)
-    while b is not None and hasattr(b, "nbytes"):
-        a, b = b, getattr(b, "base", None)
-    return a
+    return _array_root(t._data)
 
 
 def _root_id(t: Tensor) -> int:
