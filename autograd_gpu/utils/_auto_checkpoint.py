@@ -7,32 +7,39 @@ Planning runs the step (forward, loss, backward) on the example inputs a few tim
    for backward (each storage once, by the candidate whose forward was running when it was first
    saved; storages some candidate takes as input, and those that existed before the step, are
    not counted: a checkpoint keeps its inputs, and the rest is not the candidate's to free).
-2. **Choose**: the least recompute time whose saved bytes cover what the budget asks to shed, a
-   0/1 knapsack ("min-cost cover") solved exactly by dynamic programming over the bytes in 512
-   buckets. Exact rather than greedy because blocks differ in bytes per second (a transformer
-   block's attention keeps more per second of forward than its MLP), and greedy by ratio can
-   overshoot by a whole block; the bucket grain bounds the error at 1/512 of the bytes to shed.
-3. **Verify**: install the choice, measure the planned step's peak; while it is above the
-   budget (the recomputation of a block in backward brings its bytes back for a while, which the
-   additive model does not see), ask for that many more bytes and choose again.
+2. **Choose** disjoint *segments*, each one checkpoint: a candidate alone, or a run of
+   consecutive blocks of one ``Sequential`` (as ``checkpoint_sequential`` runs them: only the
+   run's input is kept, so a run also frees its inner blocks' inputs). A segment's bytes come
+   back while backward recomputes it, so a choice sheds its total minus its largest segment's.
+   For each cap on a segment's bytes: the least recompute time whose segments under the cap
+   shed what the budget asks plus the cap, a 0/1 knapsack ("min-cost cover") over intervals,
+   solved exactly by dynamic programming over the blocks in order and the bytes in 512
+   buckets; the cheapest over the caps. Exact rather than greedy because blocks differ in bytes
+   per second (a transformer block's attention keeps more per second of forward than its MLP)
+   and runs trade kept inputs against recomputed bytes; greedy by ratio overshoots by whole
+   blocks, the bucket grain by at most 1/512 of the bytes to shed.
+3. **Verify**: install the choice and measure the planned step's peak; while it is above the
+   budget, ask for the shortfall more and choose again (a repeated choice asks for a little
+   more); when nothing meets the budget, the smallest peak measured is in the error.
 
 The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
 dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
-nest; a module called more than once per step (shared) is left out, as are modules
-that save nothing. The plan's ``predicted_peak`` is the verified trial step's peak (the same
-step, the same inputs: the training step that follows has it too).
+nest; a module called more than once per step (shared) is left out. The plan's
+``predicted_peak`` is the verified trial step's peak (the same step on the same inputs; the
+training step that follows has it too, within the allocator's order of frees).
 
 Planning leaves the module as it found it apart from the installed checkpoints and the
 parameters' ``.grad``, which it leaves None (as ``zero_grad()`` does: old gradients kept alive
 would count in every trial's peak); buffers (BatchNorm's running statistics) and the default
-generators' states are put back. Checkpointed modules keep BatchNorm's running statistics updated once per step (the
-recomputation's update is undone), and dropout draws the same masks (``checkpoint``'s RNG
-replay), so the gradients are the unplanned step's exactly (on the CPU; see ``checkpoint`` for
-CUDA generators).
+generators' states are put back. Checkpointed modules keep BatchNorm's running statistics
+updated once per step (the recomputation's update is undone), and dropout draws the same masks
+(``checkpoint``'s RNG replay), so the gradients are the unplanned step's exactly (on the CPU;
+see ``checkpoint`` for CUDA generators).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -54,9 +61,33 @@ _BUCKETS = 512
 class _Candidate:
     name: str
     module: Any
+    parent: Any = None  # the Sequential that chains it to its neighbours, if any
+    index: int = 0  # its place among the parent's modules
     saved: int = 0  # bytes its ops save for backward (see the module's docstring)
+    inputs: int = 0  # bytes of its input storages made in the step
     seconds: float = 0.0  # its forward time in the profiled step
     calls: int = 0
+
+
+@dataclass
+class _Segment:
+    """Consecutive candidates of one Sequential (or one candidate) under one checkpoint: it
+    frees what they save and the inputs of all but the first."""
+
+    blocks: list[_Candidate]
+
+    @property
+    def saved(self) -> int:
+        return sum(c.saved for c in self.blocks) + sum(c.inputs for c in self.blocks[1:])
+
+    @property
+    def seconds(self) -> float:
+        return sum(c.seconds for c in self.blocks)
+
+    @property
+    def name(self) -> str:
+        first, last = self.blocks[0].name, self.blocks[-1].name
+        return first if first == last else f"{first}..{last}"
 
 
 @dataclass
@@ -71,6 +102,7 @@ class CheckpointPlan:
     budget: int
     step_seconds: float
     rows: list[dict[str, Any]] = field(default_factory=list)
+    segments: list[str] = field(default_factory=list)  # one checkpoint each ("2..3": a run)
     _undo: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def remove(self) -> None:
@@ -78,12 +110,14 @@ class CheckpointPlan:
         while self._undo:
             self._undo.pop()()
         self.checkpointed = []
+        self.segments = []
 
     def __str__(self) -> str:
         mib = 1 << 20
         lines = [f"activation checkpointing plan: budget {self.budget / mib:.2f} MiB, peak "
                  f"{self.baseline_peak / mib:.2f} -> {self.predicted_peak / mib:.2f} MiB, "
                  f"recompute {100 * self.predicted_overhead:.1f}% of the step",
+                 "checkpoints: " + (", ".join(self.segments) or "none"),
                  f"{'module':<32} {'saved MiB':>10} {'forward ms':>11}  checkpointed"]
         for r in self.rows:
             lines.append(f"{r['module']:<32} {r['saved'] / mib:>10.3f} {1e3 * r['seconds']:>11.3f}  "
@@ -116,7 +150,7 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         candidates = _candidates(module)
         base_peak, step_seconds = _profile(module, example_args, loss_fn, candidates, dev)
         limit = _budget(budget, base_peak)
-        useful = [c for c in candidates if c.saved > 0 and c.calls == 1]
+        segments = _segments([c for c in candidates if c.calls == 1])
         plan = CheckpointPlan([], [], base_peak, base_peak, 0.0, limit, step_seconds,
                               rows=[{"module": c.name, "saved": c.saved, "seconds": c.seconds,
                                      "checkpointed": False} for c in candidates])
@@ -124,27 +158,35 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
             return plan
         need = base_peak - limit
         tried: set[tuple[str, ...]] = set()
+        least = base_peak  # the smallest peak measured so far
         while True:
-            chosen = _choose(useful, need)
-            last = chosen is None or tuple(c.name for c in chosen) in tried
-            if last:  # NOTE: the model has nothing new to offer: every candidate, or nothing
-                chosen = useful
-            assert chosen is not None
-            tried.add(tuple(c.name for c in chosen))
+            chosen = _choose(segments, need)
+            if chosen is None:
+                if not tried:  # NOTE: nothing tried: measure the choice that sheds the most
+                    most = _most(segments, need)
+                    if most:
+                        _install(plan, most)
+                        least = min(least, _peak(module, example_args, loss_fn, dev))
+                        plan.remove()
+                raise ValueError(
+                    f"budget of {limit} bytes is out of reach: the smallest peak found by "
+                    f"checkpointing submodules is {least} bytes")
+            key = tuple(g.name for g in chosen)
+            if key in tried:  # NOTE: ask for a little more until the choice changes
+                need += max(need // _BUCKETS, 1)
+                continue
+            tried.add(key)
             _install(plan, chosen)
             peak = _peak(module, example_args, loss_fn, dev)
+            least = min(least, peak)
             if peak <= limit:
                 plan.predicted_peak = peak
-                plan.predicted_overhead = sum(c.seconds for c in chosen) / max(step_seconds, 1e-9)
-                names = {c.name for c in chosen}
+                plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
+                names = set(plan.checkpointed)
                 for r in plan.rows:
                     r["checkpointed"] = r["module"] in names
                 return plan
             plan.remove()
-            if last:
-                raise ValueError(
-                    f"budget of {limit} bytes is out of reach: checkpointing every candidate "
-                    f"submodule gives the smallest peak, {peak} bytes")
             need += peak - limit
     finally:
         state.restore()
@@ -156,7 +198,10 @@ def _candidates(module: Any) -> list[_Candidate]:
     out: list[_Candidate] = []
 
     def visit(m: Any, prefix: str) -> None:
-        for name, child in m.named_children():
+        chain = m if type(m).__name__ == "Sequential" else None
+        for i, (name, child) in enumerate(m._modules.items()):
+            if child is None:
+                continue
             q = f"{prefix}{name}"
             kind = type(child).__name__
             # NOTE: lists and dicts are never called; a Sequential of blocks (children with
@@ -165,7 +210,7 @@ def _candidates(module: Any) -> list[_Candidate]:
                     any(True for _ in g.children()) for g in child.children()):
                 visit(child, q + ".")
             else:
-                out.append(_Candidate(q, child))
+                out.append(_Candidate(q, child, chain, i))
 
     visit(module, "")
     return out
@@ -230,7 +275,12 @@ def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] |
         def hook(_: Any, args: Any) -> None:
             c.calls += 1
             _sync(dev)
-            inputs.update(_root_id(a) for a in args if isinstance(a, Tensor))
+            for a in args:
+                if isinstance(a, Tensor):
+                    root = _root(a)
+                    if id(root) not in existing and id(root) not in inputs:
+                        c.inputs += int(root.nbytes)
+                    inputs.add(id(root))
             running.append((c, time.perf_counter()))
         return hook
 
@@ -290,65 +340,159 @@ def _budget(budget: int | str, base_peak: int) -> int:
     return budget
 
 
-def _choose(cands: list[_Candidate], need: int) -> list[_Candidate] | None:
-    """The candidates of least total forward time whose saved bytes add up to ``need`` or more
-    (bytes counted in buckets of ``need / 512``, rounded down, so a choice never falls short);
-    None when even all of them fall short."""
-    if sum(c.saved for c in cands) < need:
-        return None
+def _segments(cands: list[_Candidate]) -> list[_Segment]:
+    """Every segment: each candidate alone, and every run of consecutive candidates of one
+    Sequential."""
+    out: list[_Segment] = []
+    run: list[_Candidate] = []
+    for c in cands + [_Candidate("", None)]:
+        if run and (c.parent is None or c.parent is not run[-1].parent
+                    or c.index != run[-1].index + 1):
+            out.extend(_Segment(run[a:b + 1]) for a in range(len(run))
+                       for b in range(a, len(run)))
+            run = []
+        if c.module is None:
+            break
+        if c.parent is None:
+            out.append(_Segment([c]))
+        else:
+            run.append(c)
+    return [g for g in out if g.saved > 0]
+
+
+def _most(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """The choice that sheds the most by the model (the largest need ``_choose`` still meets,
+    found by bisection below ``need``)."""
+    lo, hi, found = 0, need, None
+    for _ in range(16):
+        mid = (lo + hi) // 2
+        got = _choose(segments, max(mid, 1))
+        if got is None:
+            hi = mid
+        else:
+            lo, found = mid, got
+    return found
+
+
+def _choose(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """Disjoint segments of least total forward time that shed ``need`` bytes: what they save
+    adds up to ``need`` plus the largest one's (its recomputation in backward brings it back
+    for a while). For each cap on a segment's bytes, a min-cost cover over the segments under
+    the cap, by dynamic programming over the candidates in order and the bytes in 512 buckets
+    (rounded down, so a choice never falls short); the cheapest over the caps. None when no
+    choice covers ``need``."""
     unit = max(need / _BUCKETS, 1.0)
-    goal = _BUCKETS if need > _BUCKETS else int(need)
-    inf = float("inf")
-    best: list[float] = [0.0] + [inf] * goal
-    pick: list[list[int]] = [[] for _ in range(goal + 1)]
-    for i, c in enumerate(cands):
-        w = int(c.saved / unit)
-        if w <= 0:
-            continue
-        for j in range(goal, -1, -1):
-            if best[j] == inf:
-                continue
-            k = min(goal, j + w)
-            t = best[j] + c.seconds
-            if t < best[k]:
-                best[k] = t
-                pick[k] = pick[j] + [i]
-    if best[goal] == inf:  # NOTE: rounding down lost a bucket: take the biggest savers
-        return sorted(cands, key=lambda c: -c.saved)
-    return [cands[i] for i in pick[goal]]
+    order: dict[int, int] = {}
+    for g in segments:
+        for c in g.blocks:
+            order.setdefault(id(c), len(order))
+    n = len(order)
+    best_choice: list[_Segment] | None = None
+    best_time = float("inf")
+    for cap in sorted({int(g.saved / unit) for g in segments}):
+        goal = math.ceil(need / unit) + cap
+        usable = [g for g in segments if int(g.saved / unit) <= cap]
+        starts: dict[int, list[_Segment]] = {}
+        for g in usable:
+            starts.setdefault(order[id(g.blocks[0])], []).append(g)
+        inf = float("inf")
+        dp: list[list[float]] = [[inf] * (goal + 1) for _ in range(n + 1)]
+        back: list[list[Any]] = [[None] * (goal + 1) for _ in range(n + 1)]
+        dp[0][0] = 0.0
+        for pos in range(n):
+            row = dp[pos]
+            for b in range(goal + 1):
+                t = row[b]
+                if t == inf:
+                    continue
+                if t < dp[pos + 1][b]:  # this candidate not checkpointed
+                    dp[pos + 1][b] = t
+                    back[pos + 1][b] = (pos, b, None)
+                for g in starts.get(pos, ()):
+                    end = order[id(g.blocks[-1])] + 1
+                    k = min(goal, b + int(g.saved / unit))
+                    if t + g.seconds < dp[end][k]:
+                        dp[end][k] = t + g.seconds
+                        back[end][k] = (pos, b, g)
+        if dp[n][goal] < best_time:
+            best_time = dp[n][goal]
+            chosen: list[_Segment] = []
+            pos, b = n, goal
+            while pos:
+                pos, b, g = back[pos][b]
+                if g is not None:
+                    chosen.append(g)
+            best_choice = chosen[::-1]
+    return best_choice
 
 
-def _install(plan: CheckpointPlan, chosen: list[_Candidate]) -> None:
+def _install(plan: CheckpointPlan, chosen: list[_Segment]) -> None:
+    """Each segment under ``checkpoint``: a lone module's own forward is wrapped; segments of a
+    Sequential are run by a forward installed on it that chains its modules as
+    ``Sequential.forward`` does, each segment as one checkpointed call (as
+    ``checkpoint_sequential`` runs them)."""
     from .checkpoint import checkpoint
 
-    for c in chosen:
-        m = c.module
-        own = m.__dict__.get("forward")
+    chains: dict[int, tuple[Any, dict[int, _Segment]]] = {}
+    for g in chosen:
+        plan.checkpointed.extend(c.name for c in g.blocks)
+        plan.segments.append(g.name)
+        first = g.blocks[0]
+        if first.parent is not None:
+            chains.setdefault(id(first.parent), (first.parent, {}))[1][first.index] = g
+            continue
+        m = first.module
         inner = m.forward
 
         def forward(*a: Any, _f: Callable[..., Any] = inner, _m: Any = m, **k: Any) -> Any:
-            return checkpoint(_f, *a, use_reentrant=False, context_fn=_stats_kept(_m), **k)
+            return checkpoint(_f, *a, use_reentrant=False, context_fn=_stats_kept([_m]), **k)
 
-        m.forward = forward
+        _patch(plan, m, forward)
+    for parent, by_start in chains.values():
+        def chained(x: Any, _p: Any = parent, _s: dict[int, _Segment] = by_start) -> Any:
+            mods = list(_p._modules.values())
+            i = 0
+            while i < len(mods):
+                g = _s.get(i)
+                if g is None:
+                    x = mods[i](x)
+                    i += 1
+                    continue
+                run = mods[i:i + len(g.blocks)]
+                x = checkpoint(_run, run, x, use_reentrant=False, context_fn=_stats_kept(run))
+                i += len(run)
+            return x
 
-        def undo(_m: Any = m, _own: Any = own) -> None:
-            if _own is None:
-                _m.__dict__.pop("forward", None)
-            else:
-                _m.forward = _own
-
-        plan._undo.append(undo)
-        plan.checkpointed.append(c.name)
+        _patch(plan, parent, chained)
 
 
-def _stats_kept(m: Any) -> Callable[[], tuple[Any, Any]]:
+def _run(mods: list[Any], x: Any) -> Any:
+    for m in mods:
+        x = m(x)
+    return x
+
+
+def _patch(plan: CheckpointPlan, m: Any, forward: Callable[..., Any]) -> None:
+    own = m.__dict__.get("forward")
+    m.forward = forward
+
+    def undo(_m: Any = m, _own: Any = own) -> None:
+        if _own is None:
+            _m.__dict__.pop("forward", None)
+        else:
+            _m.forward = _own
+
+    plan._undo.append(undo)
+
+
+def _stats_kept(mods: list[Any]) -> Callable[[], tuple[Any, Any]]:
     """``checkpoint``'s ``context_fn``: around the recomputation, BatchNorm's running statistics
-    (the buffers of ``m``'s modules) are put back afterwards, so a step updates them once."""
+    (the buffers of ``mods``) are put back afterwards, so a step updates them once."""
     import contextlib
 
     @contextlib.contextmanager
     def recompute() -> Any:
-        buffers = [(b, b.detach().clone()) for b in m.buffers()]
+        buffers = [(b, b.detach().clone()) for m in mods for b in m.buffers()]
         try:
             yield
         finally:
