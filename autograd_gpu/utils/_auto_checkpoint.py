@@ -20,7 +20,9 @@ Planning runs the step (forward, loss, backward) on the example inputs a few tim
    blocks, the bucket grain by at most 1/512 of the bytes to shed.
 3. **Verify**: install the choice and measure the planned step's peak; while it is above the
    budget, ask for the shortfall more and choose again (a repeated choice asks for a little
-   more); when nothing meets the budget, the smallest peak measured is in the error.
+   more); when nothing meets the budget, the smallest peak measured is in the error. A choice
+   that fits with room to spare is relaxed: ask for the room less and keep a cheaper choice that
+   still fits (at most three times).
 
 The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
 dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
@@ -180,6 +182,8 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
             peak = _peak(module, example_args, loss_fn, dev)
             least = min(least, peak)
             if peak <= limit:
+                chosen, peak = _relax(plan, chosen, peak, need, limit, segments, tried,
+                                      lambda: _peak(module, example_args, loss_fn, dev))
                 plan.predicted_peak = peak
                 plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
                 names = set(plan.checkpointed)
@@ -358,6 +362,35 @@ def _segments(cands: list[_Candidate]) -> list[_Segment]:
         else:
             run.append(c)
     return [g for g in out if g.saved > 0]
+
+
+def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, limit: int,
+           segments: list[_Segment], tried: set[tuple[str, ...]],
+           measure: Callable[[], int]) -> tuple[list[_Segment], int]:
+    """A fitting choice with room under the budget asked for more than it needed: ask for that
+    much less (up to three times) and keep a cheaper choice that still fits."""
+    for _ in range(3):
+        slack = limit - peak
+        if slack <= max(need // _BUCKETS, 1):
+            break
+        need -= slack
+        other = _choose(segments, need)
+        if other is None:
+            break
+        key = tuple(g.name for g in other)
+        if key in tried or sum(g.seconds for g in other) >= sum(g.seconds for g in chosen):
+            break
+        tried.add(key)
+        plan.remove()
+        _install(plan, other)
+        got = measure()
+        if got <= limit:
+            chosen, peak = other, got
+            continue
+        plan.remove()
+        _install(plan, chosen)
+        break
+    return chosen, peak
 
 
 def _most(segments: list[_Segment], need: int) -> list[_Segment] | None:

@@ -1,0 +1,139 @@
+"""Training steps under a memory budget (issue #19): ``auto_checkpoint`` against the unplanned
+step and against checkpointing every other block by hand.
+
+Models: a 12-block MLP (Linear 256 -> 256, GELU, Dropout; batch 512) and a 6-layer transformer
+encoder (d 256, 4 heads, feed-forward 1024, sequence 128, batch 8). For each: the unplanned
+step, every other block checkpointed by hand, and ``auto_checkpoint`` at 100/75/50/30% of the
+unplanned step's peak: the peak of ``memory_allocated`` over a step and the step's time (CPU
+seconds, best of ``--repeats``, one thread). A budget out of reach is reported with the smallest
+peak the planner found.
+
+Usage: python bench/bench_memory_budget.py [--quick] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # NOTE: before numpy is imported
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import autograd_gpu as ag  # noqa: E402
+from autograd_gpu.utils.checkpoint import auto_checkpoint, checkpoint  # noqa: E402
+
+nn = ag.nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, layers: int, d: int) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.1,
+                                                                batch_first=True)
+                                     for _ in range(layers)])
+
+    def forward(self, x: Any) -> Any:
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def models(quick: bool) -> dict[str, tuple[Any, Any, list[Any]]]:
+    """name -> (model, input, its blocks in order)."""
+    ag.manual_seed(0)
+    width, batch = (128, 256) if quick else (256, 512)
+    mlp = nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Dropout(0.1))
+                          for _ in range(12)])
+    d, seq, n = (64, 64, 4) if quick else (256, 128, 8)
+    enc = Encoder(6, d)
+    return {"mlp12": (mlp, ag.randn(batch, width), list(mlp)),
+            "transformer6": (enc, ag.randn(n, seq, d), list(enc.layers))}
+
+
+def measure(model: Any, x: Any, repeats: int) -> tuple[int, float]:
+    """(peak bytes, best step seconds) of ``model(x).square().mean()`` and its backward."""
+    best = float("inf")
+    peak = 0
+    for _ in range(repeats):
+        for p in model.parameters():
+            p.grad = None
+        ag.memory.reset_peak_memory_stats()
+        t0 = time.process_time()
+        (model(x) ** 2).mean().backward()
+        best = min(best, time.process_time() - t0)
+        peak = ag.memory.max_memory_allocated()
+    for p in model.parameters():
+        p.grad = None
+    return peak, best
+
+
+def every_other(blocks: list[Any]) -> Callable[[], None]:
+    """Checkpoint blocks 0, 2, 4, ... by hand; returns the undo."""
+    undo = []
+    for b in blocks[::2]:
+        inner = b.forward
+
+        def forward(*a: Any, _f: Any = inner, **k: Any) -> Any:
+            return checkpoint(_f, *a, use_reentrant=False, **k)
+
+        b.forward = forward
+        undo.append(b)
+
+    def remove() -> None:
+        for b in undo:
+            b.__dict__.pop("forward", None)
+
+    return remove
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args(argv)
+
+    def loss(out: Any) -> Any:
+        return (out ** 2).mean()
+
+    for name, (model, x, blocks) in models(args.quick).items():
+        base_peak, base_t = measure(model, x, args.repeats)
+
+        def emit(kind: str, peak: int | None, t: float | None, _name: str = name,
+                 base_peak: int = base_peak, base_t: float = base_t, **extra: Any) -> None:
+            row = {"model": _name, "run": kind, "peak_bytes": peak,
+                   "peak_share": None if peak is None else round(peak / base_peak, 3),
+                   "step_s": None if t is None else round(t, 4),
+                   "time_ratio": None if t is None else round(t / base_t, 3), **extra}
+            print(json.dumps(row), flush=True)
+
+        emit("unplanned", base_peak, base_t)
+        remove = every_other(blocks)
+        peak, t = measure(model, x, args.repeats)
+        remove()
+        emit("every other block by hand", peak, t)
+        for share in (100, 75, 50, 30):
+            t0 = time.process_time()
+            try:
+                plan = auto_checkpoint(model, x, budget=f"{share}%", loss_fn=loss)
+            except ValueError as e:
+                emit(f"auto {share}%", None, None, planning_s=round(time.process_time() - t0, 2),
+                     error=str(e))
+                continue
+            planning = time.process_time() - t0
+            peak, t = measure(model, x, args.repeats)
+            emit(f"auto {share}%", peak, t, planning_s=round(planning, 2),
+                 predicted_peak=plan.predicted_peak, segments=plan.segments,
+                 predicted_overhead=round(plan.predicted_overhead, 3))
+            plan.remove()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
