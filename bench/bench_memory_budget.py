@@ -45,16 +45,24 @@ class Encoder(nn.Module):
         return x
 
 
-def models(quick: bool) -> dict[str, tuple[Any, Any, list[Any]]]:
-    """name -> (model, input, its blocks in order)."""
-    ag.manual_seed(0)
+def models(quick: bool) -> dict[str, Callable[[], tuple[Any, Any, list[Any]]]]:
+    """name -> a builder of (model, input, its blocks in order); built one at a time, so that
+    one model's parameters do not count in the other's peaks."""
     width, batch = (128, 256) if quick else (256, 512)
-    mlp = nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Dropout(0.1))
-                          for _ in range(12)])
     d, seq, n = (64, 64, 4) if quick else (256, 128, 8)
-    enc = Encoder(6, d)
-    return {"mlp12": (mlp, ag.randn(batch, width), list(mlp)),
-            "transformer6": (enc, ag.randn(n, seq, d), list(enc.layers))}
+
+    def mlp() -> tuple[Any, Any, list[Any]]:
+        ag.manual_seed(0)
+        m = nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Dropout(0.1))
+                            for _ in range(12)])
+        return m, ag.randn(batch, width), list(m)
+
+    def transformer() -> tuple[Any, Any, list[Any]]:
+        ag.manual_seed(0)
+        enc = Encoder(6, d)
+        return enc, ag.randn(n, seq, d), list(enc.layers)
+
+    return {"mlp12": mlp, "transformer6": transformer}
 
 
 def measure(model: Any, x: Any, repeats: int) -> tuple[int, float]:
@@ -102,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     def loss(out: Any) -> Any:
         return (out ** 2).mean()
 
-    for name, (model, x, blocks) in models(args.quick).items():
+    for name, build in models(args.quick).items():
+        model, x, blocks = build()
         base_peak, base_t = measure(model, x, args.repeats)
 
         def emit(kind: str, peak: int | None, t: float | None, _name: str = name,

@@ -7,14 +7,17 @@ Planning runs the step (forward, loss, backward) on the example inputs a few tim
    for backward (each storage once, by the candidate whose forward was running when it was first
    saved; storages some candidate takes as input, and those that existed before the step, are
    not counted: a checkpoint keeps its inputs, and the rest is not the candidate's to free).
-2. **Choose** disjoint *segments*, each one checkpoint: a candidate alone, or a run of
+2. **Choose** disjoint *segments*, each one checkpoint (two models of the peak, the cheaper
+   untried choice first): a candidate alone, or a run of
    consecutive blocks of one ``Sequential`` (as ``checkpoint_sequential`` runs them: only the
-   run's input is kept, so a run also frees its inner blocks' inputs). A segment's bytes come
-   back while backward recomputes it, so a choice sheds its total minus its largest segment's.
-   For each cap on a segment's bytes: the least recompute time whose segments under the cap
-   shed what the budget asks plus the cap, a 0/1 knapsack ("min-cost cover") over intervals,
-   solved exactly by dynamic programming over the blocks in order and the bytes in 512
-   buckets; the cheapest over the caps. Exact rather than greedy because blocks differ in bytes
+   run's input is kept, so a run also frees its inner blocks' inputs). Backward brings the
+   last segment's bytes back while it recomputes it, less what the blocks after it have freed
+   by then (earlier segments are recomputed after later blocks freed theirs). For each segment
+   as the last one, the least recompute time of segments before it that shed the rest: a 0/1
+   knapsack ("min-cost cover") over intervals, solved exactly by one dynamic programme over the
+   blocks in order and the bytes in 512 buckets; the cheapest over the last segments. The
+   cautious model instead takes any segment's bytes as coming back at the peak (the choice's
+   total less its largest segment's), a cover per cap on the segments' bytes. Exact rather than greedy because blocks differ in bytes
    per second (a transformer block's attention keeps more per second of forward than its MLP)
    and runs trade kept inputs against recomputed bytes; greedy by ratio overshoots by whole
    blocks, the bucket grain by at most 1/512 of the bytes to shed.
@@ -69,6 +72,7 @@ class _Candidate:
     inputs: int = 0  # bytes of its input storages made in the step
     seconds: float = 0.0  # its forward time in the profiled step
     calls: int = 0
+    order: int = 0  # its place among the candidates (the module tree's order)
 
 
 @dataclass
@@ -158,40 +162,36 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
                                      "checkpointed": False} for c in candidates])
         if base_peak <= limit:
             return plan
-        need = base_peak - limit
+        def measure() -> int:
+            return _peak(module, example_args, loss_fn, dev)
+
         tried: set[tuple[str, ...]] = set()
         least = base_peak  # the smallest peak measured so far
-        while True:
-            chosen = _choose(segments, need)
-            if chosen is None:
-                if not tried:  # NOTE: nothing tried: measure the choice that sheds the most
-                    most = _most(segments, need)
-                    if most:
-                        _install(plan, most)
-                        least = min(least, _peak(module, example_args, loss_fn, dev))
-                        plan.remove()
-                raise ValueError(
-                    f"budget of {limit} bytes is out of reach: the smallest peak found by "
-                    f"checkpointing submodules is {least} bytes")
-            key = tuple(g.name for g in chosen)
-            if key in tried:  # NOTE: ask for a little more until the choice changes
-                need += max(need // _BUCKETS, 1)
-                continue
-            tried.add(key)
-            _install(plan, chosen)
-            peak = _peak(module, example_args, loss_fn, dev)
-            least = min(least, peak)
-            if peak <= limit:
-                chosen, peak = _relax(plan, chosen, peak, need, limit, segments, tried,
-                                      lambda: _peak(module, example_args, loss_fn, dev))
-                plan.predicted_peak = peak
-                plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
-                names = set(plan.checkpointed)
-                for r in plan.rows:
-                    r["checkpointed"] = r["module"] in names
-                return plan
-            plan.remove()
-            need += peak - limit
+        found = None
+        # NOTE: the optimistic model first, for a few trials; the cautious one until it fits
+        for choose, trials in ((_choose_last, 3), (_choose_capped, 10 ** 9)):
+            found, low = _search(plan, segments, base_peak - limit, limit, choose, trials, tried,
+                                 measure)
+            least = min(least, low)
+            if found is not None:
+                break
+        if found is None:
+            most = _most(segments, base_peak - limit)  # NOTE: the choice that sheds the most
+            if most and _key(most) not in tried:
+                _install(plan, most)
+                least = min(least, measure())
+                plan.remove()
+            raise ValueError(
+                f"budget of {limit} bytes is out of reach: the smallest peak found by "
+                f"checkpointing submodules is {least} bytes")
+        chosen, peak, need = found
+        chosen, peak = _relax(plan, chosen, peak, need, limit, segments, tried, measure)
+        plan.predicted_peak = peak
+        plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
+        names = set(plan.checkpointed)
+        for r in plan.rows:
+            r["checkpointed"] = r["module"] in names
+        return plan
     finally:
         state.restore()
 
@@ -214,7 +214,7 @@ def _candidates(module: Any) -> list[_Candidate]:
                     any(True for _ in g.children()) for g in child.children()):
                 visit(child, q + ".")
             else:
-                out.append(_Candidate(q, child, chain, i))
+                out.append(_Candidate(q, child, chain, i, order=len(out)))
 
     visit(module, "")
     return out
@@ -364,6 +364,34 @@ def _segments(cands: list[_Candidate]) -> list[_Segment]:
     return [g for g in out if g.saved > 0]
 
 
+def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: int,
+            choose: Callable[[list[_Segment], int], list[_Segment] | None], trials: int,
+            tried: set[tuple[str, ...]], measure: Callable[[], int]
+            ) -> tuple[tuple[list[_Segment], int, int] | None, int]:
+    """Choose with ``choose``, install, measure; while the peak is above ``limit`` ask for the
+    shortfall more (a repeated choice: a little more), at most ``trials`` measured choices.
+    Returns ((choice, its peak, the need it met) or None, the smallest peak measured); a
+    choice that fits stays installed."""
+    least = 1 << 62
+    while trials > 0:
+        chosen = choose(segments, need)
+        if chosen is None:
+            break
+        if _key(chosen) in tried:  # NOTE: ask for a little more until the choice changes
+            need += max(need // _BUCKETS, 1)
+            continue
+        tried.add(_key(chosen))
+        trials -= 1
+        _install(plan, chosen)
+        peak = measure()
+        least = min(least, peak)
+        if peak <= limit:
+            return (chosen, peak, need), least
+        plan.remove()
+        need += peak - limit
+    return None, least
+
+
 def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, limit: int,
            segments: list[_Segment], tried: set[tuple[str, ...]],
            measure: Callable[[], int]) -> tuple[list[_Segment], int]:
@@ -374,10 +402,10 @@ def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, l
         if slack <= max(need // _BUCKETS, 1):
             break
         need -= slack
-        other = _choose(segments, need)
+        other = _choose(segments, need, tried)
         if other is None:
             break
-        key = tuple(g.name for g in other)
+        key = _key(other)
         if key in tried or sum(g.seconds for g in other) >= sum(g.seconds for g in chosen):
             break
         tried.add(key)
@@ -394,12 +422,12 @@ def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, l
 
 
 def _most(segments: list[_Segment], need: int) -> list[_Segment] | None:
-    """The choice that sheds the most by the model (the largest need ``_choose`` still meets,
+    """The choice that sheds the most by the cautious model (the largest need it still meets,
     found by bisection below ``need``)."""
     lo, hi, found = 0, need, None
     for _ in range(16):
         mid = (lo + hi) // 2
-        got = _choose(segments, max(mid, 1))
+        got = _choose_capped(segments, max(mid, 1))
         if got is None:
             hi = mid
         else:
@@ -407,10 +435,75 @@ def _most(segments: list[_Segment], need: int) -> list[_Segment] | None:
     return found
 
 
-def _choose(segments: list[_Segment], need: int) -> list[_Segment] | None:
-    """Disjoint segments of least total forward time that shed ``need`` bytes: what they save
-    adds up to ``need`` plus the largest one's (its recomputation in backward brings it back
-    for a while). For each cap on a segment's bytes, a min-cost cover over the segments under
+def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """Disjoint segments of least total forward time that shed ``need`` bytes, or None.
+
+    The model: a choice frees what its segments save, and backward brings the last segment's
+    bytes back while it recomputes it, less what the blocks after it (not checkpointed) have
+    freed by then. For each segment as the last one, the rest is a min-cost cover by the
+    segments before it, from one dynamic programme over the blocks in order and the bytes in
+    512 buckets (rounded down, so a choice never falls short); the cheapest over the last
+    segments."""
+    unit = max(need / _BUCKETS, 1.0)
+    blocks = sorted({id(c): c for g in segments for c in g.blocks}.values(),
+                    key=lambda c: c.order)
+    order = {id(c): k for k, c in enumerate(blocks)}
+    n = len(blocks)
+    after = [0] * (n + 1)  # bytes the blocks from k on save, checkpointed by none
+    for k in range(n - 1, -1, -1):
+        after[k] = after[k + 1] + blocks[k].saved
+    goal = _BUCKETS if need > _BUCKETS else int(need)
+    inf = float("inf")
+    starts: dict[int, list[_Segment]] = {}
+    for g in segments:
+        starts.setdefault(order[id(g.blocks[0])], []).append(g)
+    dp: list[list[float]] = [[inf] * (goal + 1) for _ in range(n + 1)]
+    back: list[list[Any]] = [[None] * (goal + 1) for _ in range(n + 1)]
+    dp[0][0] = 0.0
+    for pos in range(n):
+        row = dp[pos]
+        for b in range(goal + 1):
+            t = row[b]
+            if t == inf:
+                continue
+            if t < dp[pos + 1][b]:  # this block not checkpointed
+                dp[pos + 1][b] = t
+                back[pos + 1][b] = (pos, b, None)
+            for g in starts.get(pos, ()):
+                end = order[id(g.blocks[-1])] + 1
+                k = min(goal, b + int(g.saved / unit))
+                if t + g.seconds < dp[end][k]:
+                    dp[end][k] = t + g.seconds
+                    back[end][k] = (pos, b, g)
+    best: tuple[float, Any, int, int] | None = None
+    for g in segments:
+        first, end = order[id(g.blocks[0])], order[id(g.blocks[-1])] + 1
+        back_bytes = max(0, g.saved - after[end])
+        rest = need + back_bytes - g.saved
+        if rest > need:  # NOTE: it brings back more than it frees
+            continue
+        lo = 0 if rest <= 0 else min(goal, math.ceil(rest / unit))
+        row = dp[first]
+        b = min(range(lo, goal + 1), key=lambda i: row[i])
+        if row[b] == inf:
+            continue
+        total = row[b] + g.seconds
+        if best is None or total < best[0]:
+            best = (total, g, first, b)
+    if best is None:
+        return None
+    _, last, pos, b = best
+    chosen: list[_Segment] = [last]
+    while pos:
+        pos, b, g = back[pos][b]
+        if g is not None:
+            chosen.append(g)
+    return chosen[::-1]
+
+
+def _choose_capped(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """The cautious model: what the segments save adds up to ``need`` plus the largest one's
+    (as if any recomputation could come at the peak). For each cap on a segment's bytes, a min-cost cover over the segments under
     the cap, by dynamic programming over the candidates in order and the bytes in 512 buckets
     (rounded down, so a choice never falls short); the cheapest over the caps. None when no
     choice covers ``need``."""
@@ -457,6 +550,23 @@ def _choose(segments: list[_Segment], need: int) -> list[_Segment] | None:
                     chosen.append(g)
             best_choice = chosen[::-1]
     return best_choice
+
+
+def _choose(segments: list[_Segment], need: int,
+            tried: set[tuple[str, ...]] | None = None) -> list[_Segment] | None:
+    """The cheaper untried choice of the two models (``_choose_last``, ``_choose_capped``);
+    a tried one when both were tried (the caller then asks for more); None when neither
+    covers ``need``."""
+    found = [c for c in (_choose_last(segments, need), _choose_capped(segments, need))
+             if c is not None]
+    fresh = [c for c in found if tried is None or _key(c) not in tried]
+    if fresh:
+        return min(fresh, key=lambda c: sum(g.seconds for g in c))
+    return found[0] if found else None
+
+
+def _key(chosen: list[_Segment]) -> tuple[str, ...]:
+    return tuple(g.name for g in chosen)
 
 
 def _install(plan: CheckpointPlan, chosen: list[_Segment]) -> None:
