@@ -23,9 +23,10 @@ Planning runs the step (forward, loss, backward) on the example inputs a few tim
    blocks, the bucket grain by at most 1/512 of the bytes to shed.
 3. **Verify**: install the choice and measure the planned step's peak; while it is above the
    budget, ask for the shortfall more and choose again (a repeated choice asks for a little
-   more); when nothing meets the budget, the smallest peak measured is in the error. A choice
-   that fits with room to spare is relaxed: ask for the room less and keep a cheaper choice that
-   still fits (at most three times).
+   more); when nothing meets the budget, the smallest peak measured is in the error. A fitting
+   choice is then relaxed: the choices for the room left under the budget less, and for 97%
+   and 94% of what the budget asks (the byte models err by a few per cent), are measured when
+   cheaper, and the cheapest that fits is kept.
 
 The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
 dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
@@ -395,29 +396,31 @@ def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: in
 def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, limit: int,
            segments: list[_Segment], tried: set[tuple[str, ...]],
            measure: Callable[[], int]) -> tuple[list[_Segment], int]:
-    """A fitting choice with room under the budget asked for more than it needed: ask for that
-    much less (up to three times) and keep a cheaper choice that still fits."""
-    for _ in range(3):
-        slack = limit - peak
-        if slack <= max(need // _BUCKETS, 1):
-            break
-        need -= slack
-        other = _choose(segments, need, tried)
+    """Look for a cheaper choice that still fits: ask for the room left under the budget less,
+    and (the byte models err by a few per cent either way) measure the choices the optimistic
+    model makes for 97% and 94% of what the budget asks; keep the cheapest that fits."""
+    first = need
+    probes = [lambda: need - (limit - peak) if limit - peak > need // _BUCKETS else None,
+              lambda: int(first * 0.97), lambda: int(first * 0.94)]
+    for probe in probes:
+        asked = probe()
+        if asked is None or asked <= 0:
+            continue
+        other = _choose(segments, asked, tried)
         if other is None:
-            break
+            continue
         key = _key(other)
         if key in tried or sum(g.seconds for g in other) >= sum(g.seconds for g in chosen):
-            break
+            continue
         tried.add(key)
         plan.remove()
         _install(plan, other)
         got = measure()
         if got <= limit:
-            chosen, peak = other, got
+            chosen, peak, need = other, got, asked
             continue
         plan.remove()
         _install(plan, chosen)
-        break
     return chosen, peak
 
 
