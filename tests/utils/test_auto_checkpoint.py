@@ -194,3 +194,22 @@ def test_planned_step_on_each_device(device: str) -> None:
     assert peak <= plan.budget and abs(peak - plan.predicted_peak) <= 0.1 * plan.predicted_peak
     for a, b in zip(grads, base):
         np.testing.assert_array_equal(a, b)
+
+
+def test_cnn_with_batchnorm_and_pooling() -> None:
+    def build() -> Any:
+        ag.manual_seed(5)
+        return nn.Sequential(*[nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8),
+                                             nn.ReLU(), nn.Dropout(0.1)) for _ in range(4)],
+                             nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 3)))
+
+    x = ag.randn(16, 8, 12, 12)
+    plain, planned = build(), build()
+    plan = auto_checkpoint(planned, x, budget="70%")
+    assert plan.checkpointed and plan.predicted_peak <= plan.budget
+    grads = [_step(m, x) for m in (plain, planned)]
+    assert grads[1][0] <= plan.budget
+    for a, b in zip(grads[0][1], grads[1][1]):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(plain.buffers(), planned.buffers()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
