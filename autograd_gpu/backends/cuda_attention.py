@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .cuda_kernels import _ACC, _common_dtype, _cupy, _sm_count, get_kernel
+from .cuda_layout import merge_dims
 
 # Largest head dim (E and Ev) per dtype: kernels/attention.cu's AttDims (48 KiB of shared
 # memory per block).
@@ -36,31 +37,12 @@ def _batch_strides(a: Any, batch: tuple[int, ...]) -> list[int]:
     return out
 
 
-def _merge(batch: tuple[int, ...], per: list[list[int]]) -> tuple[list[int], list[list[int]]]:
-    """Batch dims with size-1 dims dropped and neighbours merged where every operand allows:
-    (sizes, per-operand strides). The merged dims enumerate the batch in C order."""
-    sizes: list[int] = []
-    cols: list[list[int]] = [[] for _ in per]
-    for k, size in enumerate(batch):
-        if size == 1:
-            continue
-        if sizes and all(c[-1] == s[k] * size for c, s in zip(cols, per)):
-            sizes[-1] *= size
-            for c, s in zip(cols, per):
-                c[-1] = s[k]
-        else:
-            sizes.append(size)
-            for c, s in zip(cols, per):
-                c.append(s[k])
-    return sizes, cols
-
-
 def _layout(batch: tuple[int, ...], operands: list[Any]) -> tuple[
         int, int, list[tuple[int, int]]] | None:
     """(B, H, [(stride_b, stride_h) per operand]) for the batch dims, or None when more than two
     remain after merging. ``operands``: (..., rows, cols) arrays, or None."""
     per = [[0] * len(batch) if a is None else _batch_strides(a, batch) for a in operands]
-    sizes, cols = _merge(batch, per)
+    sizes, cols = merge_dims(batch, per)
     if len(sizes) > _MAX_BATCH_DIMS:
         return None
     pad = _MAX_BATCH_DIMS - len(sizes)

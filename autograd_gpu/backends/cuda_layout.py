@@ -38,24 +38,32 @@ def _element_strides(a: Any, shape: tuple[int, ...]) -> list[int]:
     return strides
 
 
+def merge_dims(shape: tuple[int, ...], per: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """``shape`` with size-1 dims dropped and neighbours merged where every operand's strides
+    (``per``: one list per operand) allow: (sizes, per-operand strides), enumerating the same
+    elements in C order."""
+    sizes: list[int] = []
+    cols: list[list[int]] = [[] for _ in per]
+    for k, size in enumerate(shape):
+        if size == 1:
+            continue
+        if sizes and all(c[-1] == s[k] * size for c, s in zip(cols, per)):
+            sizes[-1] *= size
+            for c, s in zip(cols, per):
+                c[-1] = s[k]
+        else:
+            sizes.append(size)
+            for c, s in zip(cols, per):
+                c.append(s[k])
+    return sizes, cols
+
+
 def _layout(shape: tuple[int, ...], operands: list[Any]) -> tuple[Any, ...] | None:
     """Kernel args ``nd, d0..d5, <6 strides per operand>`` for a C-contiguous output of
     ``shape``, dims of size 1 dropped and neighbours merged where every operand allows; None if
     more than 6 dims remain. A None operand (a scalar) gets stride 0."""
     per_operand = [[0] * len(shape) if a is None else _element_strides(a, shape) for a in operands]
-    dims: list[int] = []
-    cols: list[list[int]] = [[] for _ in operands]
-    for k, size in enumerate(shape):
-        if size == 1:
-            continue
-        if dims and all(c[-1] == s[k] * size for c, s in zip(cols, per_operand)):
-            dims[-1] *= size
-            for c, s in zip(cols, per_operand):
-                c[-1] = s[k]
-        else:
-            dims.append(size)
-            for c, s in zip(cols, per_operand):
-                c.append(s[k])
+    dims, cols = merge_dims(shape, per_operand)
     if len(dims) > _MAX_DIMS:
         return None
     if not dims:
