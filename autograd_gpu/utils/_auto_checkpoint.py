@@ -46,10 +46,11 @@ see ``checkpoint`` for CUDA generators).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import memory as _memory
 from .. import random as _random
@@ -153,8 +154,7 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         True
     """
     dev = _device_of(module, example_args)
-    state = _State(module, dev)
-    try:
+    with _trials_undone(module, dev):
         candidates = _candidates(module)
         base_peak, step_seconds = _profile(module, example_args, loss_fn, candidates, dev)
         limit = _budget(budget, base_peak)
@@ -194,8 +194,6 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         for r in plan.rows:
             r["checkpointed"] = r["module"] in names
         return plan
-    finally:
-        state.restore()
 
 
 # ---- the parts --------------------------------------------------------------------------------
@@ -454,14 +452,69 @@ def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
     512 buckets (rounded down, so a choice never falls short); the cheapest over the last
     segments."""
     unit = max(need / _BUCKETS, 1.0)
-    blocks = sorted({id(c): c for g in segments for c in g.blocks}.values(),
-                    key=lambda c: c.order)
-    order = {id(c): k for k, c in enumerate(blocks)}
+    blocks, order = _block_order(segments)
     n = len(blocks)
     after = [0] * (n + 1)  # bytes the blocks from k on save, checkpointed by none
     for k in range(n - 1, -1, -1):
         after[k] = after[k + 1] + blocks[k].saved
     goal = _BUCKETS if need > _BUCKETS else int(need)
+    inf = float("inf")
+    dp, back = _cover(segments, order, n, goal, unit)
+    best: tuple[float, Any, int, int] | None = None
+    for g in segments:
+        first, end = order[id(g.blocks[0])], order[id(g.blocks[-1])] + 1
+        back_bytes = max(0, g.saved - after[end])
+        rest = need + back_bytes - g.saved
+        if rest > need:  # NOTE: it brings back more than it frees
+            continue
+        lo = 0 if rest <= 0 else min(goal, math.ceil(rest / unit))
+        row = dp[first]
+        b = min(range(lo, goal + 1), key=lambda i: row[i])
+        if row[b] == inf:
+            continue
+        total = row[b] + g.seconds
+        if best is None or total < best[0]:
+            best = (total, g, first, b)
+    if best is None:
+        return None
+    _, last, pos, b = best
+    return _trace(back, pos, b) + [last]
+
+
+def _choose_capped(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """The cautious model: what the segments save adds up to ``need`` plus the largest one's
+    (as if any recomputation could come at the peak). For each cap on a segment's bytes, a
+    min-cost cover by the segments under the cap (``_cover``); the cheapest over the caps. None
+    when no choice covers ``need``."""
+    unit = max(need / _BUCKETS, 1.0)
+    blocks, order = _block_order(segments)
+    n = len(blocks)
+    best_choice: list[_Segment] | None = None
+    best_time = float("inf")
+    for cap in sorted({int(g.saved / unit) for g in segments}):
+        goal = math.ceil(need / unit) + cap
+        dp, back = _cover([g for g in segments if int(g.saved / unit) <= cap], order, n, goal,
+                          unit)
+        if dp[n][goal] < best_time:
+            best_time = dp[n][goal]
+            best_choice = _trace(back, n, goal)
+    return best_choice
+
+
+def _block_order(segments: list[_Segment]) -> tuple[list[_Candidate], dict[int, int]]:
+    """The blocks of ``segments`` in the step's order, and each one's place (by ``id``)."""
+    blocks = sorted({id(c): c for g in segments for c in g.blocks}.values(),
+                    key=lambda c: c.order)
+    return blocks, {id(c): k for k, c in enumerate(blocks)}
+
+
+def _cover(segments: list[_Segment], order: dict[int, int], n: int, goal: int,
+           unit: float) -> tuple[list[list[float]], list[list[Any]]]:
+    """The min-cost cover by disjoint ``segments``, by dynamic programming over the ``n`` blocks
+    in order and their saved bytes in buckets of ``unit`` (rounded down, so a choice never falls
+    short; ``goal`` buckets or more count as ``goal``): ``dp[pos][b]``, the least forward time
+    of segments within the first ``pos`` blocks that save ``b`` buckets, and ``back`` for
+    ``_trace``."""
     inf = float("inf")
     starts: dict[int, list[_Segment]] = {}
     for g in segments:
@@ -484,81 +537,17 @@ def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
                 if t + g.seconds < dp[end][k]:
                     dp[end][k] = t + g.seconds
                     back[end][k] = (pos, b, g)
-    best: tuple[float, Any, int, int] | None = None
-    for g in segments:
-        first, end = order[id(g.blocks[0])], order[id(g.blocks[-1])] + 1
-        back_bytes = max(0, g.saved - after[end])
-        rest = need + back_bytes - g.saved
-        if rest > need:  # NOTE: it brings back more than it frees
-            continue
-        lo = 0 if rest <= 0 else min(goal, math.ceil(rest / unit))
-        row = dp[first]
-        b = min(range(lo, goal + 1), key=lambda i: row[i])
-        if row[b] == inf:
-            continue
-        total = row[b] + g.seconds
-        if best is None or total < best[0]:
-            best = (total, g, first, b)
-    if best is None:
-        return None
-    _, last, pos, b = best
-    chosen: list[_Segment] = [last]
+    return dp, back
+
+
+def _trace(back: list[list[Any]], pos: int, b: int) -> list[_Segment]:
+    """The segments of ``_cover``'s choice ending at ``dp[pos][b]``, in order."""
+    chosen: list[_Segment] = []
     while pos:
         pos, b, g = back[pos][b]
         if g is not None:
             chosen.append(g)
     return chosen[::-1]
-
-
-def _choose_capped(segments: list[_Segment], need: int) -> list[_Segment] | None:
-    """The cautious model: what the segments save adds up to ``need`` plus the largest one's
-    (as if any recomputation could come at the peak). For each cap on a segment's bytes, a min-cost cover over the segments under
-    the cap, by dynamic programming over the candidates in order and the bytes in 512 buckets
-    (rounded down, so a choice never falls short); the cheapest over the caps. None when no
-    choice covers ``need``."""
-    unit = max(need / _BUCKETS, 1.0)
-    order: dict[int, int] = {}
-    for g in segments:
-        for c in g.blocks:
-            order.setdefault(id(c), len(order))
-    n = len(order)
-    best_choice: list[_Segment] | None = None
-    best_time = float("inf")
-    for cap in sorted({int(g.saved / unit) for g in segments}):
-        goal = math.ceil(need / unit) + cap
-        usable = [g for g in segments if int(g.saved / unit) <= cap]
-        starts: dict[int, list[_Segment]] = {}
-        for g in usable:
-            starts.setdefault(order[id(g.blocks[0])], []).append(g)
-        inf = float("inf")
-        dp: list[list[float]] = [[inf] * (goal + 1) for _ in range(n + 1)]
-        back: list[list[Any]] = [[None] * (goal + 1) for _ in range(n + 1)]
-        dp[0][0] = 0.0
-        for pos in range(n):
-            row = dp[pos]
-            for b in range(goal + 1):
-                t = row[b]
-                if t == inf:
-                    continue
-                if t < dp[pos + 1][b]:  # this candidate not checkpointed
-                    dp[pos + 1][b] = t
-                    back[pos + 1][b] = (pos, b, None)
-                for g in starts.get(pos, ()):
-                    end = order[id(g.blocks[-1])] + 1
-                    k = min(goal, b + int(g.saved / unit))
-                    if t + g.seconds < dp[end][k]:
-                        dp[end][k] = t + g.seconds
-                        back[end][k] = (pos, b, g)
-        if dp[n][goal] < best_time:
-            best_time = dp[n][goal]
-            chosen: list[_Segment] = []
-            pos, b = n, goal
-            while pos:
-                pos, b, g = back[pos][b]
-                if g is not None:
-                    chosen.append(g)
-            best_choice = chosen[::-1]
-    return best_choice
 
 
 def _choose(segments: list[_Segment], need: int,
@@ -640,43 +629,36 @@ def _patch(plan: CheckpointPlan, m: Any, forward: Callable[..., Any]) -> None:
 def _stats_kept(mods: list[Any]) -> Callable[[], tuple[Any, Any]]:
     """``checkpoint``'s ``context_fn``: around the recomputation, BatchNorm's running statistics
     (the buffers of ``mods``) are put back afterwards, so a step updates them once."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def recompute() -> Any:
-        buffers = [(b, b.detach().clone()) for m in mods for b in m.buffers()]
-        try:
-            yield
-        finally:
-            with no_grad():
-                for b, saved in buffers:
-                    b.copy_(saved)
-
-    def fn() -> tuple[Any, Any]:
-        return contextlib.nullcontext(), recompute()
-
-    return fn
+    return lambda: (contextlib.nullcontext(), _buffers_kept(mods))
 
 
-class _State:
-    """What planning's trial steps change, put back afterwards: the buffers and the default
+@contextlib.contextmanager
+def _buffers_kept(mods: list[Any]) -> Iterator[None]:
+    """The buffers of ``mods`` as they are now, put back on exit."""
+    kept = [(b, b.detach().clone()) for m in mods for b in m.buffers()]
+    try:
+        yield
+    finally:
+        with no_grad():
+            for b, saved in kept:
+                b.copy_(saved)
+
+
+@contextlib.contextmanager
+def _trials_undone(module: Any, dev: Any) -> Iterator[None]:
+    """What planning's trial steps change, put back on exit: the buffers and the default
     generators' states; the parameters' ``.grad`` are left None (as ``zero_grad()`` leaves
     them)."""
-
-    def __init__(self, module: Any, dev: Any) -> None:
-        # NOTE: not the old gradients: kept, they would count in every trial step's peak
-        for p in module.parameters():
+    params = list(module.parameters())
+    for p in params:  # NOTE: not the old gradients: kept, they would count in every trial's peak
+        p.grad = None
+    devices = [CPU] if dev == CPU else [CPU, dev]
+    rng = [(g, g.get_state()) for g in (_random.default_generator(d) for d in devices)]
+    try:
+        with _buffers_kept([module]):
+            yield
+    finally:
+        for p in params:
             p.grad = None
-        self.params = list(module.parameters())
-        self.buffers = [(b, b.detach().clone()) for b in module.buffers()]
-        devices = [CPU] if dev == CPU else [CPU, dev]
-        self.rng = [(g, g.get_state()) for g in (_random.default_generator(d) for d in devices)]
-
-    def restore(self) -> None:
-        for p in self.params:
-            p.grad = None
-        with no_grad():
-            for b, saved in self.buffers:
-                b.copy_(saved)
-        for g, s in self.rng:
-            g.set_state(s)
+        for g, state in rng:
+            g.set_state(state)
