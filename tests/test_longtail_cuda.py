@@ -216,6 +216,20 @@ def test_cuda_rng_state_round_trips() -> None:
 
 
 @needs_cuda
+def test_reading_the_cuda_rng_state_leaves_the_stream() -> None:
+    """As PyTorch's Philox offset: reading the state (a checkpoint's stash) changes no later
+    draw, and draws after a read equal those of a stream never read."""
+    ag.cuda.manual_seed(5)
+    plain = [ag.rand(3, device="cuda"), ag.randn(5, device="cuda")]
+    ag.cuda.manual_seed(5)
+    ag.cuda.get_rng_state()
+    first = ag.rand(3, device="cuda")
+    ag.cuda.get_rng_state()
+    assert ag.equal(first, plain[0]) and ag.equal(ag.randn(5, device="cuda"), plain[1])
+    assert not ag.equal(plain[0], ag.rand(3, device="cuda"))  # NOTE: each draw moves on
+
+
+@needs_cuda
 def test_cuda_typed_tensors() -> None:
     x = ag.cuda.FloatTensor([1, 2])
     assert x.device.type == "cuda" and x.dtype is ag.float32

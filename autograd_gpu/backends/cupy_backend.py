@@ -134,30 +134,50 @@ _NO_ERRSTATE = _NoErrstate()
 
 
 class CupyGenerator:
-    """A seeded CuPy random stream with NumPy's ``bit_generator.state`` protocol.
+    """A seeded CuPy random stream with NumPy's ``bit_generator.state`` protocol, whose state
+    can be read without disturbing it.
 
-    NOTE: CuPy's generators cannot report their state. Reading ``state`` therefore draws a fresh
-    seed from the stream and reseeds with it; setting ``state`` reseeds with the value read, so
-    ``set_state(get_state())`` replays the same numbers (the contract of ``Generator``).
+    NOTE: CuPy's generators cannot report their position in the stream. So every draw (each
+    ``rs`` access: one sampling call) reseeds one Philox generator with the stream's current
+    seed and moves that seed on by a SplitMix64 step on the host; the state is that seed. Reading
+    it changes nothing (a checkpoint's stash, then its replay, draws what an unchecked run
+    draws), and ``set_state(get_state())`` replays the same numbers. Philox (counter-based)
+    makes the reseed two host calls, without XORWOW's per-seed setup.
     """
 
     def __init__(self, seed: int) -> None:
         self.bit_generator = self
-        self._reseed(seed)
+        method = getattr(getattr(cp.cuda, "curand", None), "CURAND_RNG_PSEUDO_PHILOX4_32_10",
+                         None)
+        self._rs = (cp.random.RandomState(0) if method is None
+                    else cp.random.RandomState(0, method=method))
+        self._next = int(seed) & _UINT64
 
-    def _reseed(self, seed: int) -> None:
-        self._seed = int(seed)
-        self.rs = cp.random.RandomState(self._seed)
+    @property
+    def rs(self) -> Any:
+        """The generator, seeded for one draw."""
+        self._rs.seed(self._next)
+        self._next = _splitmix64(self._next)
+        return self._rs
 
     @property
     def state(self) -> dict[str, Any]:
-        seed = int(self.rs.randint(0, 2**62, size=1, dtype="int64").get()[0])
-        self._reseed(seed)
-        return {"bit_generator": "cupy.RandomState", "seed": seed}
+        return {"bit_generator": "cupy.RandomState", "seed": self._next}
 
     @state.setter
     def state(self, value: dict[str, Any]) -> None:
-        self._reseed(value["seed"])
+        self._next = int(value["seed"]) & _UINT64
+
+
+_UINT64 = (1 << 64) - 1
+
+
+def _splitmix64(x: int) -> int:
+    """One step of the SplitMix64 sequence (Steele, Lea and Flood, 2014): the next draw's seed."""
+    z = (x + 0x9E3779B97F4A7C15) & _UINT64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _UINT64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _UINT64
+    return z ^ (z >> 31)
 
 
 class CupyBackend(Composite, Families):

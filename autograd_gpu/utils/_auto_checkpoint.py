@@ -40,8 +40,16 @@ parameters' ``.grad``, which it leaves None (as ``zero_grad()`` does: old gradie
 would count in every trial's peak); buffers (BatchNorm's running statistics) and the default
 generators' states are put back. Checkpointed modules keep BatchNorm's running statistics
 updated once per step (the recomputation's update is undone), and dropout draws the same masks
-(``checkpoint``'s RNG replay), so the gradients are the unplanned step's exactly (on the CPU;
-see ``checkpoint`` for CUDA generators).
+(``checkpoint``'s RNG replay), so the gradients are the unplanned step's exactly, on the CPU
+and on CUDA.
+
+**Offload** (on CUDA, ``offload=True`` by default there): a block may instead keep what its ops
+save on the host, as under ``save_on_cpu`` (the parameters stay on the device: copying them
+would free nothing), copied back when backward reads each one. It frees the block's saved
+bytes and its input, and costs two copies, timed per copy and per byte on the device while
+planning; the choices above take, for each block, the cheaper of recomputing and copying where
+both shed enough. Backward brings an offloaded block's tensors back one node at a time, so the
+byte models count none coming back at once.
 """
 
 from __future__ import annotations
@@ -54,7 +62,7 @@ from typing import Any, Callable, Iterator
 
 from .. import memory as _memory
 from .. import random as _random
-from ..autograd.graph import saved_tensors_hooks
+from ..autograd.graph import _pack_to_cpu, _unpack_from_cpu, saved_tensors_hooks
 from ..autograd.grad_mode import no_grad
 from ..device import CPU
 from ..profiler import _root as _array_root
@@ -73,9 +81,12 @@ class _Candidate:
     index: int = 0  # its place among the parent's modules
     saved: int = 0  # bytes its ops save for backward (see the module's docstring)
     inputs: int = 0  # bytes of its input storages made in the step
-    seconds: float = 0.0  # its forward time in the profiled step
+    seconds: float = 0.0  # its forward time (the median of the profiled steps)
     calls: int = 0
     order: int = 0  # its place among the candidates (the module tree's order)
+    copies: int = 0  # tensors its ops save that are not parameters or buffers
+    copy_bytes: int = 0  # their bytes (what offloading copies to the host and back)
+    offload_seconds: float = 0.0  # the two copies' estimated time (on CUDA)
 
 
 @dataclass
@@ -84,13 +95,25 @@ class _Segment:
     frees what they save and the inputs of all but the first."""
 
     blocks: list[_Candidate]
+    offload: bool = False  # saved tensors offloaded to the host instead (one block, on CUDA)
 
     @property
     def saved(self) -> int:
+        if self.offload:  # NOTE: its input too goes to the host (unless a block before saves it)
+            return sum(c.saved + c.inputs for c in self.blocks)
         return sum(c.saved for c in self.blocks) + sum(c.inputs for c in self.blocks[1:])
 
     @property
+    def back(self) -> int:
+        """Bytes backward brings back at once: a recomputation all it freed; an offloaded
+        block's tensors come back one node at a time (counted as none)."""
+        return 0 if self.offload else self.saved
+
+    @property
     def seconds(self) -> float:
+        """Its cost: the recomputed forward, or the copies to the host and back."""
+        if self.offload:
+            return sum(c.offload_seconds for c in self.blocks)
         return sum(c.seconds for c in self.blocks)
 
     @property
@@ -113,39 +136,49 @@ class CheckpointPlan:
     rows: list[dict[str, Any]] = field(default_factory=list)
     segments: list[str] = field(default_factory=list)  # one checkpoint each ("2..3": a run)
     _undo: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    _keep: set[int] = field(default_factory=set, repr=False)  # storages an offload leaves
 
     def remove(self) -> None:
-        """Restore every checkpointed module's own forward."""
+        """Restore every checkpointed or offloading module's own forward."""
         while self._undo:
             self._undo.pop()()
         self.checkpointed = []
         self.segments = []
+        self.offloaded = []
 
     def __str__(self) -> str:
         mib = 1 << 20
         lines = [f"activation checkpointing plan: budget {self.budget / mib:.2f} MiB, peak "
                  f"{self.baseline_peak / mib:.2f} -> {self.predicted_peak / mib:.2f} MiB, "
                  f"recompute {100 * self.predicted_overhead:.1f}% of the step",
-                 "checkpoints: " + (", ".join(self.segments) or "none"),
-                 f"{'module':<32} {'saved MiB':>10} {'forward ms':>11}  checkpointed"]
+                 "checkpoints: " + (", ".join(self.segments) or "none")]
+        if self.offloaded:
+            lines.append("offloaded to the host: " + ", ".join(self.offloaded))
+        lines.append(f"{'module':<32} {'saved MiB':>10} {'forward ms':>11}  planned")
         for r in self.rows:
+            how = "checkpoint" if r["checkpointed"] else "offload" if r.get("offloaded") else ""
             lines.append(f"{r['module']:<32} {r['saved'] / mib:>10.3f} {1e3 * r['seconds']:>11.3f}  "
-                         f"{'yes' if r['checkpointed'] else ''}")
+                         f"{how}")
         return "\n".join(lines)
 
 
 def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
-                    loss_fn: Callable[[Any], Any] | None = None) -> CheckpointPlan:
-    """Checkpoint submodules of ``module`` so that a training step on ``example_args`` peaks at
-    or under ``budget`` bytes of ``memory_allocated`` (or ``"50%"``: a share of the unplanned
-    step's own peak), at the least recompute time; see this module's docstring for the method.
+                    loss_fn: Callable[[Any], Any] | None = None,
+                    offload: bool | None = None) -> CheckpointPlan:
+    """Checkpoint submodules of ``module`` (or, on CUDA, offload what they save to the host) so
+    that a training step on ``example_args`` peaks at or under ``budget`` bytes of
+    ``memory_allocated`` (or ``"50%"``: a share of the unplanned step's own peak), at the least
+    recompute and copy time; see this module's docstring for the method.
 
     The step is ``loss_fn(module(*example_args))`` (``output.sum()`` without ``loss_fn``) and its
-    ``backward()``. Returns the installed ``CheckpointPlan``.
+    ``backward()``. ``offload``: whether blocks may keep their saved tensors on the host
+    (``save_on_cpu``'s way, parameters left on the device); default: on a CUDA module. Returns
+    the installed ``CheckpointPlan``.
 
     Raises:
-        ValueError: the budget is below the smallest peak that checkpointing every candidate
-            reaches (named in the message), or it is not a byte count or a percentage.
+        ValueError: the budget is below the smallest peak that checkpointing (and offloading)
+            every candidate reaches (named in the message), it is not a byte count or a
+            percentage, or ``offload=True`` for a module on the CPU.
 
     Example:
         >>> model = nn.Sequential(*[nn.Sequential(nn.Linear(64, 64), nn.GELU()) for _ in range(8)])
@@ -154,14 +187,23 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         True
     """
     dev = _device_of(module, example_args)
+    on_cuda = getattr(dev, "type", "cpu") == "cuda"
+    if offload and not on_cuda:
+        raise ValueError("offload=True needs a module on a CUDA device: on the CPU the host "
+                         "copy is counted in the same memory")
+    offload = on_cuda if offload is None else offload
     with _trials_undone(module, dev):
         candidates = _candidates(module)
         base_peak, step_seconds = _profile(module, example_args, loss_fn, candidates, dev)
         limit = _budget(budget, base_peak)
-        segments = _segments([c for c in candidates if c.calls == 1])
+        if offload:
+            _offload_costs(candidates, dev)
+        segments = _segments([c for c in candidates if c.calls == 1], offload)
         plan = CheckpointPlan([], [], base_peak, base_peak, 0.0, limit, step_seconds,
                               rows=[{"module": c.name, "saved": c.saved, "seconds": c.seconds,
-                                     "checkpointed": False} for c in candidates])
+                                     "checkpointed": False, "offloaded": False}
+                                    for c in candidates])
+        plan._keep = {_root_id(t) for t in list(module.parameters()) + list(module.buffers())}
         if base_peak <= limit:
             return plan
         def measure() -> int:
@@ -185,14 +227,16 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
                 plan.remove()
             raise ValueError(
                 f"budget of {limit} bytes is out of reach: the smallest peak found by "
-                f"checkpointing submodules is {least} bytes")
+                f"{'checkpointing and offloading' if offload else 'checkpointing'} submodules "
+                f"is {least} bytes")
         chosen, peak, need = found
         chosen, peak = _relax(plan, chosen, peak, need, limit, segments, tried, measure)
         plan.predicted_peak = peak
         plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
-        names = set(plan.checkpointed)
+        names, moved = set(plan.checkpointed), set(plan.offloaded)
         for r in plan.rows:
             r["checkpointed"] = r["module"] in names
+            r["offloaded"] = r["module"] in moved
         return plan
 
 
@@ -264,8 +308,9 @@ def _root_id(t: Tensor) -> int:
 
 def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] | None,
              candidates: list[_Candidate], dev: Any) -> tuple[int, float]:
-    """One step with hooks: each candidate's saved bytes and forward time; returns the step's
-    peak and its time (a second, hook-free step)."""
+    """Steps with hooks: each candidate's saved bytes (and copies, for offloading) from one, its
+    forward time the median of three; returns the step's peak and its time (the median of
+    three hook-free steps)."""
     existing = {_root_id(t) for t in list(module.parameters()) + list(module.buffers())}
     existing |= {_root_id(a) for a in args if isinstance(a, Tensor)}
     seen: set[int] = set()
@@ -273,18 +318,20 @@ def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] |
     running: list[tuple[_Candidate, float]] = []
     saved: list[tuple[_Candidate, int, int]] = []  # (saver, storage id, bytes)
     inputs: set[int] = set()  # storages some candidate takes as input
-    handles = []
+    times: dict[int, list[float]] = {id(c): [] for c in candidates}
+    first = True  # the step that counts calls and inputs
 
     def pre(c: _Candidate) -> Callable[..., None]:
         def hook(_: Any, args: Any) -> None:
-            c.calls += 1
             _sync(dev)
-            for a in args:
-                if isinstance(a, Tensor):
-                    root = _root(a)
-                    if id(root) not in existing and id(root) not in inputs:
-                        c.inputs += int(root.nbytes)
-                    inputs.add(id(root))
+            if first:
+                c.calls += 1
+                for a in args:
+                    if isinstance(a, Tensor):
+                        root = _root(a)
+                        if id(root) not in existing and id(root) not in inputs:
+                            c.inputs += int(root.nbytes)
+                        inputs.add(id(root))
             running.append((c, time.perf_counter()))
         return hook
 
@@ -293,7 +340,7 @@ def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] |
             _sync(dev)
             for i in range(len(running) - 1, -1, -1):
                 if running[i][0] is c:
-                    c.seconds += time.perf_counter() - running[i][1]
+                    times[id(c)][-1] += time.perf_counter() - running[i][1]
                     del running[i]
                     break
         return hook
@@ -301,6 +348,10 @@ def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] |
     def pack(t: Tensor) -> Tensor:
         root = _root(t)
         key = id(root)
+        if running and key not in existing:
+            c = running[-1][0]
+            c.copies += 1
+            c.copy_bytes += t.numel() * t.element_size()
         if key not in seen:
             seen.add(key)
             keep.append(t)
@@ -311,29 +362,74 @@ def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] |
     # NOTE: a first step warms what ops cache per layout (conv and pool plans), so that the
     # profiled step's times are those of the training steps that follow
     _step(module, args, loss_fn)
-    for p in module.parameters():
-        p.grad = None
+    handles = []
     for c in candidates:
         handles.append(c.module.register_forward_pre_hook(pre(c)))
         handles.append(c.module.register_forward_hook(post(c)))
     try:
-        with saved_tensors_hooks(pack, lambda t: t):
-            _step(module, args, loss_fn)
+        # NOTE: the median of three steps' times, so that one step's noise does not move the
+        # choice; the bytes from the first
+        for _ in range(3):
+            for p in module.parameters():
+                p.grad = None
+            for v in times.values():
+                v.append(0.0)
+            if first:
+                with saved_tensors_hooks(pack, lambda t: t):
+                    _step(module, args, loss_fn)
+                keep.clear()
+                first = False
+            else:
+                _step(module, args, loss_fn)
     finally:
         for h in handles:
             h.remove()
         keep.clear()
+    for c in candidates:
+        c.seconds = _median(times[id(c)])
     # NOTE: a block's output that the next block takes in stays alive either way (that block's
     # checkpoint keeps it, or its own ops save it): not the saver's to free
     for c, key, n in saved:
         if key not in inputs:
             c.saved += n
     peak = _peak(module, args, loss_fn, dev)
-    _sync(dev)
-    t0 = time.perf_counter()
-    _step(module, args, loss_fn)
-    _sync(dev)
-    return peak, time.perf_counter() - t0
+    took = []
+    for _ in range(3):
+        _sync(dev)
+        t0 = time.perf_counter()
+        _step(module, args, loss_fn)
+        _sync(dev)
+        took.append(time.perf_counter() - t0)
+    return peak, _median(took)
+
+
+def _median(xs: list[float]) -> float:
+    return sorted(xs)[len(xs) // 2]
+
+
+def _offload_costs(candidates: list[_Candidate], dev: Any) -> None:
+    """Each candidate's ``offload_seconds``: its copies to the host and back, at a cost per copy
+    and per byte measured here (a small and a large round trip, the median of three each)."""
+    def round_trip(n: int) -> float:
+        from ..creation_fill import empty
+
+        x = empty(n // 4, device=dev)
+        took = []
+        for _ in range(3):
+            _sync(dev)
+            t0 = time.perf_counter()
+            x.to("cpu").to(dev)
+            _sync(dev)
+            took.append(time.perf_counter() - t0)
+        return _median(took)
+
+    small = 4096
+    large = max([c.copy_bytes // max(c.copies, 1) for c in candidates] + [1 << 20])
+    t_small, t_large = round_trip(small), round_trip(large)
+    per_byte = max(t_large - t_small, 0.0) / (large - small)
+    per_copy = max(t_small - small * per_byte, 0.0)
+    for c in candidates:
+        c.offload_seconds = c.copies * per_copy + c.copy_bytes * per_byte
 
 
 def _budget(budget: int | str, base_peak: int) -> int:
@@ -349,9 +445,10 @@ def _budget(budget: int | str, base_peak: int) -> int:
     return budget
 
 
-def _segments(cands: list[_Candidate]) -> list[_Segment]:
+def _segments(cands: list[_Candidate], offload: bool = False) -> list[_Segment]:
     """Every segment: each candidate alone, and every run of consecutive candidates of one
-    Sequential."""
+    Sequential; with ``offload``, also each candidate offloaded (consecutive offloaded blocks
+    free their inner inputs as a run does, with no chaining)."""
     out: list[_Segment] = []
     run: list[_Candidate] = []
     for c in cands + [_Candidate("", None)]:
@@ -366,6 +463,8 @@ def _segments(cands: list[_Candidate]) -> list[_Segment]:
             out.append(_Segment([c]))
         else:
             run.append(c)
+        if offload:
+            out.append(_Segment([c], offload=True))
     return [g for g in out if g.saved > 0]
 
 
@@ -463,7 +562,7 @@ def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
     best: tuple[float, Any, int, int] | None = None
     for g in segments:
         first, end = order[id(g.blocks[0])], order[id(g.blocks[-1])] + 1
-        back_bytes = max(0, g.saved - after[end])
+        back_bytes = max(0, g.back - after[end])
         rest = need + back_bytes - g.saved
         if rest > need:  # NOTE: it brings back more than it frees
             continue
@@ -491,9 +590,9 @@ def _choose_capped(segments: list[_Segment], need: int) -> list[_Segment] | None
     n = len(blocks)
     best_choice: list[_Segment] | None = None
     best_time = float("inf")
-    for cap in sorted({int(g.saved / unit) for g in segments}):
+    for cap in sorted({int(g.back / unit) for g in segments}):
         goal = math.ceil(need / unit) + cap
-        dp, back = _cover([g for g in segments if int(g.saved / unit) <= cap], order, n, goal,
+        dp, back = _cover([g for g in segments if int(g.back / unit) <= cap], order, n, goal,
                           unit)
         if dp[n][goal] < best_time:
             best_time = dp[n][goal]
@@ -564,7 +663,7 @@ def _choose(segments: list[_Segment], need: int,
 
 
 def _key(chosen: list[_Segment]) -> tuple[str, ...]:
-    return tuple(g.name for g in chosen)
+    return tuple(g.name + " (offload)" * g.offload for g in chosen)
 
 
 def _install(plan: CheckpointPlan, chosen: list[_Segment]) -> None:
@@ -576,6 +675,11 @@ def _install(plan: CheckpointPlan, chosen: list[_Segment]) -> None:
 
     chains: dict[int, tuple[Any, dict[int, _Segment]]] = {}
     for g in chosen:
+        if g.offload:
+            m = g.blocks[0].module
+            plan.offloaded.append(g.name)
+            _patch(plan, m, _offloading(m.forward, plan._keep))
+            continue
         plan.checkpointed.extend(c.name for c in g.blocks)
         plan.segments.append(g.name)
         first = g.blocks[0]
@@ -605,6 +709,19 @@ def _install(plan: CheckpointPlan, chosen: list[_Segment]) -> None:
             return x
 
         _patch(plan, parent, chained)
+
+
+def _offloading(inner: Callable[..., Any], keep: set[int]) -> Callable[..., Any]:
+    """``inner`` with what its ops save kept on the host, as under ``save_on_cpu``, except the
+    storages in ``keep`` (the parameters and buffers: they stay on the device anyway)."""
+    def pack(t: Tensor) -> tuple[Any, Any]:
+        return (t._device, t) if _root_id(t) in keep else _pack_to_cpu(t)
+
+    def forward(*a: Any, **k: Any) -> Any:
+        with saved_tensors_hooks(pack, _unpack_from_cpu):
+            return inner(*a, **k)
+
+    return forward
 
 
 def _run(mods: list[Any], x: Any) -> Any:

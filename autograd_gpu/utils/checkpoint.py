@@ -119,12 +119,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
 # ---- RNG state ----------------------------------------------------------------------------------
 
 def _stash_rng(args: tuple[Any, ...]) -> list[tuple[Any, Any]]:
-    """The default generators' states: the CPU's and those of the devices of Tensor ``args``.
-
-    NOTE: reading a CUDA generator's state reseeds its stream (CuPy cannot report it; see
-    ``CupyGenerator``), so a checkpointed CUDA run draws other numbers than an unchecked one
-    with the same seed; the forward and its recomputation still agree, which is what matters.
-    """
+    """The default generators' states: the CPU's and those of the devices of Tensor ``args``
+    (reading a CUDA generator's state leaves its stream as it was: see ``CupyGenerator``)."""
     devices = [CPU]
     for a in args:
         if isinstance(a, Tensor) and a._device not in devices:
