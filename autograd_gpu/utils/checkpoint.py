@@ -28,7 +28,8 @@ from ..creation import zeros
 from ..device import CPU
 from ..tensor import Tensor
 
-__all__ = ["CheckpointError", "CheckpointPlan", "auto_checkpoint", "checkpoint", "noop_context_fn"]
+__all__ = ["CheckpointError", "CheckpointPlan", "auto_checkpoint", "checkpoint",
+           "checkpoint_sequential", "noop_context_fn"]
 
 
 class CheckpointError(RuntimeError):
@@ -114,6 +115,52 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
                    determinism_check == "default", early_stop)
     with forward_ctx, saved_tensors_hooks(frame.pack, _unpack):
         return function(*args, **kwargs)
+
+
+def checkpoint_sequential(functions: Any, segments: int, input: Any,  # noqa: A002
+                          use_reentrant: bool | None = None, **kwargs: Any) -> Any:
+    """Run ``functions`` (a ``Sequential`` or a list of modules or functions) one after another
+    on ``input``, in ``segments`` chunks of ``len(functions) // segments``: every chunk but the
+    last under ``checkpoint`` (only its input kept for backward), the last one (with the
+    remainder) plainly, as PyTorch's.
+
+    Args:
+        use_reentrant: as ``checkpoint``'s (``None`` warns and means ``True``).
+        **kwargs: ``preserve_rng_state`` only (default True).
+
+    Example:
+        >>> model = nn.Sequential(*[nn.Linear(8, 8) for _ in range(4)])
+        >>> out = checkpoint_sequential(model, 2, randn(3, 8), use_reentrant=False)
+    """
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
+            "passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not "
+            "passed. use_reentrant=False is recommended, but if you need to preserve the current "
+            "default behavior, you can pass use_reentrant=True. Refer to docs for more details on "
+            "the differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    from ..nn import Sequential
+
+    if isinstance(functions, Sequential):
+        functions = list(functions.children())
+    size = len(functions) // segments
+    end = 0
+    for start in range(0, size * (segments - 1), size):
+        end = start + size
+        input = checkpoint(_chain, functions[start:end], input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
+    return _chain(functions[end:], input)
+
+
+def _chain(functions: list[Any], x: Any) -> Any:
+    """``functions`` applied one after another to ``x``."""
+    for f in functions:
+        x = f(x)
+    return x
 
 
 # ---- RNG state ----------------------------------------------------------------------------------

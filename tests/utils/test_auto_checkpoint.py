@@ -11,8 +11,16 @@ import pytest
 
 import autograd_gpu as ag
 from autograd_gpu.utils.checkpoint import auto_checkpoint
+from tests._gc import gc_paused
 
 nn = ag.nn
+
+
+@pytest.fixture(autouse=True)
+def _gc_still() -> Any:
+    """Peaks are absolute bytes: other tests' garbage collected mid-test would move them."""
+    with gc_paused():
+        yield
 
 
 def _mlp() -> Any:

@@ -111,11 +111,10 @@ def test_dropout_mask_replays(device: str, reentrant: bool) -> None:
 
 
 @pytest.mark.parametrize("reentrant", MODES)
-def test_dropout_grads_equal_plain_run_on_cpu(reentrant: bool) -> None:
-    # NOTE: CPU only: reading a CUDA generator's state reseeds it (see utils/checkpoint.py), so
-    # on CUDA the checkpointed run draws other masks than an unchecked run with the same seed.
+def test_dropout_grads_equal_plain_run(device: str, reentrant: bool) -> None:
+    """On CUDA too: reading the generator's state for the replay leaves its stream as it was."""
     def run(use_ckpt: bool) -> list[Any]:
-        model, x = mlp(ag, "cpu", p=0.5), inputs(ag, "cpu")
+        model, x = mlp(ag, device, p=0.5), inputs(ag, device)
         model.train()
         ag.manual_seed(7)
         if use_ckpt:
@@ -308,3 +307,51 @@ def test_checkpoint_keeps_only_the_output_bytes(device: str) -> None:
         assert ag.memory_allocated(device) - base == nbytes
     y.sum().backward()
     assert x.grad is not None
+
+
+@pytest.mark.parametrize("segments", [1, 2, 3, 4])
+@pytest.mark.parametrize("reentrant", MODES)
+def test_checkpoint_sequential_equals_plain_run_and_torch(device: str, reentrant: bool,
+                                                          segments: int) -> None:
+    """Chunks of len // segments under checkpoint, the last (with the remainder) plain; a list of
+    modules as a Sequential; dropout's masks replayed."""
+    def run(T: Any, dev: str, as_list: bool = False) -> Any:
+        model, x = mlp(T, dev, p=0.5), inputs(T, dev)
+        T.manual_seed(3)
+        fns = list(model) if as_list else model
+        n = [0]
+        with T.autograd.graph.saved_tensors_hooks(lambda t: n.__setitem__(0, n[0] + 1) or t,
+                                                  lambda t: t):
+            out = T.utils.checkpoint.checkpoint_sequential(fns, segments, x,
+                                                           use_reentrant=reentrant)
+        out.square().sum().backward()
+        return out, grads(model, x), n[0]
+
+    # NOTE: torch's CPU generator draws our CPU masks, not our CUDA ones: torch on the CPU only
+    ours = both(run, device) if device == "cpu" else run(ag, device)
+    assert _util.to_np(run(ag, device, as_list=True)[0]).tolist() == _util.to_np(ours[0]).tolist()
+    model, x = mlp(ag, device, p=0.5), inputs(ag, device)
+    ag.manual_seed(3)
+    model(x).square().sum().backward()
+    for a, b in zip(ours[1], grads(model, x)):
+        np.testing.assert_array_equal(_util.to_np(a), _util.to_np(b))
+
+
+def test_checkpoint_sequential_errors_and_warning_like_torch(device: str) -> None:
+    def too_many(T: Any, dev: str) -> None:
+        T.utils.checkpoint.checkpoint_sequential(mlp(T, dev), 7, inputs(T, dev),
+                                                 use_reentrant=False)
+
+    def unknown(T: Any, dev: str) -> None:
+        T.utils.checkpoint.checkpoint_sequential(mlp(T, dev), 2, inputs(T, dev),
+                                                 use_reentrant=False, scale=2.0)
+
+    assert isinstance(same_error(too_many, device), ValueError)
+    assert isinstance(same_error(unknown, device), ValueError)
+    msgs = []
+    for T in (torch, ag):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            T.utils.checkpoint.checkpoint_sequential(mlp(T, "cpu"), 2, inputs(T, "cpu"))
+        msgs.append([str(w.message) for w in rec if "use_reentrant" in str(w.message)])
+    assert msgs[0] == msgs[1] and len(msgs[1]) == 1

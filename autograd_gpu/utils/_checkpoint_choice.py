@@ -1,0 +1,228 @@
+"""The choice step of ``auto_checkpoint`` (issue #19): which *segments* (a block alone, a run of
+consecutive blocks of one ``Sequential``, or, on CUDA, a block offloaded to the host) shed the
+bytes the budget asks for at the least recompute and copy time. Pure bookkeeping on the
+profiled numbers: no tensors here; ``_auto_checkpoint`` profiles, installs and measures.
+
+Two models of the peak (see ``_choose_last`` and ``_choose_capped``); both are exact interval
+min-cost covers by one dynamic programme over the blocks in order and the bytes in
+``_BUCKETS`` buckets (``_cover``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+_BUCKETS = 512
+
+
+@dataclass
+class _Candidate:
+    name: str
+    module: Any
+    parent: Any = None  # the Sequential that chains it to its neighbours, if any
+    index: int = 0  # its place among the parent's modules
+    saved: int = 0  # bytes its ops save for backward (see the module's docstring)
+    inputs: int = 0  # bytes of its input storages made in the step
+    seconds: float = 0.0  # its forward time (the median of the profiled steps)
+    calls: int = 0
+    order: int = 0  # its place among the candidates (the module tree's order)
+    copies: int = 0  # tensors its ops save that are not parameters or buffers
+    copy_bytes: int = 0  # their bytes (what offloading copies to the host and back)
+    offload_seconds: float = 0.0  # the two copies' estimated time (on CUDA)
+
+
+@dataclass
+class _Segment:
+    """Consecutive candidates of one Sequential (or one candidate) under one checkpoint: it
+    frees what they save and the inputs of all but the first."""
+
+    blocks: list[_Candidate]
+    offload: bool = False  # saved tensors offloaded to the host instead (one block, on CUDA)
+
+    @property
+    def saved(self) -> int:
+        if self.offload:  # NOTE: its input too goes to the host (unless a block before saves it)
+            return sum(c.saved + c.inputs for c in self.blocks)
+        return sum(c.saved for c in self.blocks) + sum(c.inputs for c in self.blocks[1:])
+
+    @property
+    def back(self) -> int:
+        """Bytes backward brings back at once: a recomputation all it freed; an offloaded
+        block's tensors come back one node at a time (counted as none)."""
+        return 0 if self.offload else self.saved
+
+    @property
+    def seconds(self) -> float:
+        """Its cost: the recomputed forward, or the copies to the host and back."""
+        if self.offload:
+            return sum(c.offload_seconds for c in self.blocks)
+        return sum(c.seconds for c in self.blocks)
+
+    @property
+    def name(self) -> str:
+        first, last = self.blocks[0].name, self.blocks[-1].name
+        return first if first == last else f"{first}..{last}"
+
+
+def _segments(cands: list[_Candidate], offload: bool = False) -> list[_Segment]:
+    """Every segment: each candidate alone, and every run of consecutive candidates of one
+    Sequential; with ``offload``, also each candidate offloaded (consecutive offloaded blocks
+    free their inner inputs as a run does, with no chaining)."""
+    out: list[_Segment] = []
+    run: list[_Candidate] = []
+    for c in cands + [_Candidate("", None)]:
+        if run and (c.parent is None or c.parent is not run[-1].parent
+                    or c.index != run[-1].index + 1):
+            out.extend(_Segment(run[a:b + 1]) for a in range(len(run))
+                       for b in range(a, len(run)))
+            run = []
+        if c.module is None:
+            break
+        if c.parent is None:
+            out.append(_Segment([c]))
+        else:
+            run.append(c)
+        if offload:
+            out.append(_Segment([c], offload=True))
+    return [g for g in out if g.saved > 0]
+
+
+def _most(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """The choice that sheds the most by the cautious model (the largest need it still meets,
+    found by bisection below ``need``)."""
+    lo, hi, found = 0, need, None
+    for _ in range(16):
+        mid = (lo + hi) // 2
+        got = _choose_capped(segments, max(mid, 1))
+        if got is None:
+            hi = mid
+        else:
+            lo, found = mid, got
+    return found
+
+
+def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """Disjoint segments of least total forward time that shed ``need`` bytes, or None.
+
+    The model: a choice frees what its segments save, and backward brings the last segment's
+    bytes back while it recomputes it, less what the blocks after it (not checkpointed) have
+    freed by then. For each segment as the last one, the rest is a min-cost cover by the
+    segments before it, from one dynamic programme over the blocks in order and the bytes in
+    512 buckets (rounded down, so a choice never falls short); the cheapest over the last
+    segments."""
+    unit = max(need / _BUCKETS, 1.0)
+    blocks, order = _block_order(segments)
+    n = len(blocks)
+    after = [0] * (n + 1)  # bytes the blocks from k on save, checkpointed by none
+    for k in range(n - 1, -1, -1):
+        after[k] = after[k + 1] + blocks[k].saved
+    goal = _BUCKETS if need > _BUCKETS else int(need)
+    inf = float("inf")
+    dp, back = _cover(segments, order, n, goal, unit)
+    best: tuple[float, Any, int, int] | None = None
+    for g in segments:
+        first, end = order[id(g.blocks[0])], order[id(g.blocks[-1])] + 1
+        back_bytes = max(0, g.back - after[end])
+        rest = need + back_bytes - g.saved
+        if rest > need:  # NOTE: it brings back more than it frees
+            continue
+        lo = 0 if rest <= 0 else min(goal, math.ceil(rest / unit))
+        row = dp[first]
+        b = min(range(lo, goal + 1), key=lambda i: row[i])
+        if row[b] == inf:
+            continue
+        total = row[b] + g.seconds
+        if best is None or total < best[0]:
+            best = (total, g, first, b)
+    if best is None:
+        return None
+    _, last, pos, b = best
+    return _trace(back, pos, b) + [last]
+
+
+def _choose_capped(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """The cautious model: what the segments save adds up to ``need`` plus the largest one's
+    (as if any recomputation could come at the peak). For each cap on a segment's bytes, a
+    min-cost cover by the segments under the cap (``_cover``); the cheapest over the caps. None
+    when no choice covers ``need``."""
+    unit = max(need / _BUCKETS, 1.0)
+    blocks, order = _block_order(segments)
+    n = len(blocks)
+    best_choice: list[_Segment] | None = None
+    best_time = float("inf")
+    for cap in sorted({int(g.back / unit) for g in segments}):
+        goal = math.ceil(need / unit) + cap
+        dp, back = _cover([g for g in segments if int(g.back / unit) <= cap], order, n, goal,
+                          unit)
+        if dp[n][goal] < best_time:
+            best_time = dp[n][goal]
+            best_choice = _trace(back, n, goal)
+    return best_choice
+
+
+def _block_order(segments: list[_Segment]) -> tuple[list[_Candidate], dict[int, int]]:
+    """The blocks of ``segments`` in the step's order, and each one's place (by ``id``)."""
+    blocks = sorted({id(c): c for g in segments for c in g.blocks}.values(),
+                    key=lambda c: c.order)
+    return blocks, {id(c): k for k, c in enumerate(blocks)}
+
+
+def _cover(segments: list[_Segment], order: dict[int, int], n: int, goal: int,
+           unit: float) -> tuple[list[list[float]], list[list[Any]]]:
+    """The min-cost cover by disjoint ``segments``, by dynamic programming over the ``n`` blocks
+    in order and their saved bytes in buckets of ``unit`` (rounded down, so a choice never falls
+    short; ``goal`` buckets or more count as ``goal``): ``dp[pos][b]``, the least forward time
+    of segments within the first ``pos`` blocks that save ``b`` buckets, and ``back`` for
+    ``_trace``."""
+    inf = float("inf")
+    starts: dict[int, list[_Segment]] = {}
+    for g in segments:
+        starts.setdefault(order[id(g.blocks[0])], []).append(g)
+    dp: list[list[float]] = [[inf] * (goal + 1) for _ in range(n + 1)]
+    back: list[list[Any]] = [[None] * (goal + 1) for _ in range(n + 1)]
+    dp[0][0] = 0.0
+    for pos in range(n):
+        row = dp[pos]
+        for b in range(goal + 1):
+            t = row[b]
+            if t == inf:
+                continue
+            if t < dp[pos + 1][b]:  # this block not checkpointed
+                dp[pos + 1][b] = t
+                back[pos + 1][b] = (pos, b, None)
+            for g in starts.get(pos, ()):
+                end = order[id(g.blocks[-1])] + 1
+                k = min(goal, b + int(g.saved / unit))
+                if t + g.seconds < dp[end][k]:
+                    dp[end][k] = t + g.seconds
+                    back[end][k] = (pos, b, g)
+    return dp, back
+
+
+def _trace(back: list[list[Any]], pos: int, b: int) -> list[_Segment]:
+    """The segments of ``_cover``'s choice ending at ``dp[pos][b]``, in order."""
+    chosen: list[_Segment] = []
+    while pos:
+        pos, b, g = back[pos][b]
+        if g is not None:
+            chosen.append(g)
+    return chosen[::-1]
+
+
+def _choose(segments: list[_Segment], need: int,
+            tried: set[tuple[str, ...]] | None = None) -> list[_Segment] | None:
+    """The cheaper untried choice of the two models (``_choose_last``, ``_choose_capped``);
+    a tried one when both were tried (the caller then asks for more); None when neither
+    covers ``need``."""
+    found = [c for c in (_choose_last(segments, need), _choose_capped(segments, need))
+             if c is not None]
+    fresh = [c for c in found if tried is None or _key(c) not in tried]
+    if fresh:
+        return min(fresh, key=lambda c: sum(g.seconds for g in c))
+    return found[0] if found else None
+
+
+def _key(chosen: list[_Segment]) -> tuple[str, ...]:
+    return tuple(g.name + " (offload)" * g.offload for g in chosen)
