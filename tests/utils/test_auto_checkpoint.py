@@ -34,11 +34,11 @@ def _step(model: Any, x: Any, loss_fn: Any = None) -> tuple[int, list[np.ndarray
     for p in model.parameters():
         p.grad = None
     ag.manual_seed(7)
-    ag.memory.reset_peak_memory_stats()
+    ag.memory.reset_peak_memory_stats(x.device)
     out = model(x)
     (loss_fn(out) if loss_fn is not None else out.sum()).backward()
-    peak = ag.memory.max_memory_allocated()
-    return peak, [p.grad.numpy().copy() for p in model.parameters()]
+    peak = ag.memory.max_memory_allocated(x.device)
+    return peak, [p.grad.cpu().numpy().copy() for p in model.parameters()]
 
 
 @pytest.mark.parametrize("budget", ["95%", "80%", "65%"])
@@ -102,7 +102,7 @@ def test_batchnorm_stats_update_once_per_step() -> None:
     for a, b in zip(*grads):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(plain.buffers(), planned.buffers()):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
     assert int(planned[0][1].num_batches_tracked) == 1
 
 
@@ -146,15 +146,15 @@ class _Encoder(nn.Module):
         return x
 
 
-def test_transformer_stack() -> None:
+def test_transformer_stack(device: str) -> None:
     ag.manual_seed(4)
-    model, x = _Encoder(), ag.randn(4, 24, 16)
+    model, x = _Encoder().to(device), ag.randn(4, 24, 16, device=device)
     loss = lambda out: (out * out).mean()  # noqa: E731
     base_peak, base = _step(model, x, loss)
     plan = auto_checkpoint(model, x, budget="85%", loss_fn=loss)
-    assert plan.checkpointed and plan.predicted_peak <= plan.budget
+    assert (plan.checkpointed or plan.offloaded) and plan.predicted_peak <= plan.budget
     peak, grads = _step(model, x, loss)
-    assert peak <= plan.budget
+    assert peak <= plan.budget and abs(peak - plan.predicted_peak) <= 0.1 * plan.predicted_peak
     for a, b in zip(grads, base):
         np.testing.assert_array_equal(a, b)
 
@@ -196,7 +196,7 @@ def _device_mlp(device: str) -> tuple[Any, Any, Any]:
         out = model(x)
         (out ** 2).mean().backward()
         return (ag.memory.max_memory_allocated(x.device),
-                [p.grad.cpu().numpy() for p in model.parameters()])
+                [p.grad.cpu().numpy().copy() for p in model.parameters()])
 
     return model, x, step
 
@@ -245,22 +245,23 @@ def test_offload_reaches_what_checkpointing_cannot(device: str) -> None:
     assert plan.offloaded == [] and step()[0] == base_peak
 
 
-def test_cnn_with_batchnorm_and_pooling() -> None:
+def test_cnn_with_batchnorm_and_pooling(device: str) -> None:
     def build() -> Any:
         ag.manual_seed(5)
         return nn.Sequential(*[nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8),
                                              nn.ReLU(), nn.Dropout(0.1)) for _ in range(4)],
                              nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 3)))
 
-    x = ag.randn(16, 8, 12, 12)
-    plain, planned = build(), build()
+    x = ag.randn(16, 8, 12, 12, device=device)
+    plain, planned = build().to(device), build().to(device)
     plan = auto_checkpoint(planned, x, budget="70%")
-    assert plan.checkpointed and plan.predicted_peak <= plan.budget
+    assert (plan.checkpointed or plan.offloaded) and plan.predicted_peak <= plan.budget
     grads = [_step(plain, x)]
     plain.zero_grad()  # NOTE: its gradients alive would count in the planned step's peak
     grads.append(_step(planned, x))
-    assert grads[1][0] <= plan.budget
+    peak = grads[1][0]
+    assert peak <= plan.budget and abs(peak - plan.predicted_peak) <= 0.1 * plan.predicted_peak
     for a, b in zip(grads[0][1], grads[1][1]):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(plain.buffers(), planned.buffers()):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
