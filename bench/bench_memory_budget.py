@@ -4,11 +4,13 @@ step and against checkpointing every other block by hand.
 Models: a 12-block MLP (Linear 256 -> 256, GELU, Dropout; batch 512) and a 6-layer transformer
 encoder (d 256, 4 heads, feed-forward 1024, sequence 128, batch 8). For each: the unplanned
 step, every other block checkpointed by hand, and ``auto_checkpoint`` at the hand placement's
-peak and at 100/75/50/30% of the unplanned step's peak: the peak of ``memory_allocated`` over a step and the step's time (CPU
-seconds, best of ``--repeats``, one thread). A budget out of reach is reported with the smallest
-peak the planner found.
+peak and at 100/75/50/30% of the unplanned step's peak: the peak of ``memory_allocated`` over
+a step and the step's time (best of ``--repeats``; on the CPU its CPU seconds, one thread; on
+CUDA wall seconds between synchronisations). A budget out of reach is reported with the smallest
+peak the planner found. On CUDA the planner may also offload blocks to the host (``offloaded``).
 
-Usage: python bench/bench_memory_budget.py [--quick] [--repeats 3]
+Usage: python bench/bench_memory_budget.py [--quick] [--repeats 3] [--device cuda [--require-gpu]]
+(without a usable GPU, ``--device cuda`` says why and exits 0, or 77 with --require-gpu)
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ class Encoder(nn.Module):
         return x
 
 
-def models(quick: bool) -> dict[str, Callable[[], tuple[Any, Any, list[Any]]]]:
+EXIT_NO_GPU = 77
+
+
+def models(quick: bool, device: str = "cpu") -> dict[str, Callable[[], tuple[Any, Any, list[Any]]]]:
     """name -> a builder of (model, input, its blocks in order); built one at a time, so that
     one model's parameters do not count in the other's peaks."""
     width, batch = (128, 256) if quick else (256, 512)
@@ -55,14 +60,23 @@ def models(quick: bool) -> dict[str, Callable[[], tuple[Any, Any, list[Any]]]]:
         ag.manual_seed(0)
         m = nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Dropout(0.1))
                             for _ in range(12)])
-        return m, ag.randn(batch, width), list(m)
+        return m.to(device), ag.randn(batch, width, device=device), list(m)
 
     def transformer() -> tuple[Any, Any, list[Any]]:
         ag.manual_seed(0)
-        enc = Encoder(6, d)
-        return enc, ag.randn(n, seq, d), list(enc.layers)
+        enc = Encoder(6, d).to(device)
+        return enc, ag.randn(n, seq, d, device=device), list(enc.layers)
 
     return {"mlp12": mlp, "transformer6": transformer}
+
+
+def _clock(dev: Any) -> float:
+    """CPU seconds on the CPU (one thread: immune to the other jobs' load); wall seconds after a
+    synchronisation on CUDA."""
+    if dev.type == "cuda":
+        ag.cuda.synchronize()
+        return time.perf_counter()
+    return time.process_time()
 
 
 def measure(model: Any, x: Any, repeats: int) -> tuple[int, float]:
@@ -72,11 +86,11 @@ def measure(model: Any, x: Any, repeats: int) -> tuple[int, float]:
     for _ in range(repeats):
         for p in model.parameters():
             p.grad = None
-        ag.memory.reset_peak_memory_stats()
-        t0 = time.process_time()
+        ag.memory.reset_peak_memory_stats(x.device)
+        t0 = _clock(x.device)
         (model(x) ** 2).mean().backward()
-        best = min(best, time.process_time() - t0)
-        peak = ag.memory.max_memory_allocated()
+        best = min(best, _clock(x.device) - t0)
+        peak = ag.memory.max_memory_allocated(x.device)
     for p in model.parameters():
         p.grad = None
     return peak, best
@@ -105,18 +119,25 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    ap.add_argument("--require-gpu", action="store_true",
+                    help=f"with --device cuda: exit {EXIT_NO_GPU} (skipped) instead of 0 when "
+                         "there is no CUDA GPU")
     args = ap.parse_args(argv)
+    if args.device == "cuda" and not ag.cuda.is_available():
+        print("bench_memory_budget: no CUDA GPU here; nothing was measured.", file=sys.stderr)
+        return EXIT_NO_GPU if args.require_gpu else 0
 
     def loss(out: Any) -> Any:
         return (out ** 2).mean()
 
-    for name, build in models(args.quick).items():
+    for name, build in models(args.quick, args.device).items():
         model, x, blocks = build()
         base_peak, base_t = measure(model, x, args.repeats)
 
         def emit(kind: str, peak: int | None, t: float | None, _name: str = name,
                  base_peak: int = base_peak, base_t: float = base_t, **extra: Any) -> None:
-            row = {"model": _name, "run": kind, "peak_bytes": peak,
+            row = {"model": _name, "device": args.device, "run": kind, "peak_bytes": peak,
                    "peak_share": None if peak is None else round(peak / base_peak, 3),
                    "step_s": None if t is None else round(t, 4),
                    "time_ratio": None if t is None else round(t / base_t, 3), **extra}
@@ -131,17 +152,18 @@ def main(argv: list[str] | None = None) -> int:
         for share in ("hand's peak", 100, 75, 50, 30):
             budget: int | str = hand_peak if isinstance(share, str) else f"{share}%"
             label = f"auto at {share}" if isinstance(share, str) else f"auto {share}%"
-            t0 = time.process_time()
+            t0 = _clock(x.device)
             try:
                 plan = auto_checkpoint(model, x, budget=budget, loss_fn=loss)
             except ValueError as e:
-                emit(label, None, None, planning_s=round(time.process_time() - t0, 2),
+                emit(label, None, None, planning_s=round(_clock(x.device) - t0, 2),
                      error=str(e))
                 continue
-            planning = time.process_time() - t0
+            planning = _clock(x.device) - t0
             peak, t = measure(model, x, args.repeats)
             emit(label, peak, t, planning_s=round(planning, 2), predicted_peak=plan.predicted_peak,
-                 segments=plan.segments, predicted_overhead=round(plan.predicted_overhead, 3))
+                 segments=plan.segments, offloaded=plan.offloaded,
+                 predicted_overhead=round(plan.predicted_overhead, 3))
             plan.remove()
     return 0
 

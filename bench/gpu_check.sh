@@ -205,13 +205,17 @@ if want bench; then
   fi
 fi
 
-# ---- fused kernels (issues #15, #16, #18): norms, recurrent cells, attention, optimizers ---------
+# ---- fused kernels (issues #15, #16, #18): norms, recurrent cells, attention, optimizers; memory plans (#19)
 # NOTE: their JSON lines join bench_gpu.jsonl, their reports bench_gpu.md (8 files come back).
 if want kernels; then
-  for script in bench_norm_gpu bench_rnn_gpu bench_attention_gpu bench_optim_gpu; do
+  # NOTE: bench_memory_budget (issue #19): auto_checkpoint's plans, offload included, on the GPU
+  for script in bench_norm_gpu bench_rnn_gpu bench_attention_gpu bench_optim_gpu \
+      bench_memory_budget; do
     t0=$SECONDS
+    extra=()
+    [[ $script == bench_memory_budget ]] && extra=(--device cuda --repeats 2)
     with_limit "${KERNELS_TIMEOUT:-40}" "$PY" "bench/$script.py" --quick --require-gpu \
-      >> "$REPORT/bench_gpu.jsonl" 2> "$TMP/$script.log"
+      ${extra[@]+"${extra[@]}"} >> "$REPORT/bench_gpu.jsonl" 2> "$TMP/$script.log"
     rc=$?
     secs=$((SECONDS - t0))
     { echo; echo "## $script (--quick)"; echo; cat "$TMP/$script.log"; } >> "$REPORT/bench_gpu.md"
