@@ -5,10 +5,10 @@ the modified Bessel functions ``i0``/``i1`` (and their ``e`` scaled forms). No S
 
 The methods, all classical (each accurate to a few units in the last place of a double):
 
-- ``erf`` for ``|x| < 1.5`` by the series ``erf(x) = 2x/sqrt(pi) exp(-x**2) sum (2x**2)**n /
-  (1*3*...*(2n+1))`` (positive terms: no cancellation); beyond, ``erfcx`` by Laplace's
-  continued fraction ``1/(x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))`` evaluated backwards.
-  ``exp(-x**2)`` splits ``x`` in two halves so that ``x**2`` is exact.
+- ``erf``, and ``erfc`` up to 6, by table and Taylor polynomial (``pointwise_erf``: within
+  about 0.6 ulp); ``erfcx = exp(x**2) erfc(x)`` from them below 6, beyond it (and ``erfc``
+  beyond 6) by Laplace's continued fraction ``1/(x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))``
+  evaluated backwards. ``exp(+-x**2)`` splits ``x`` in two halves so that ``x**2`` is exact.
 - ``erfinv``/``ndtri``: an initial guess from a simple closed form (Winitzki's), then Halley
   steps on ``erf(x) - y`` (centre) or Newton steps on ``log(erfc(x)) - log(1 - y)`` (tails).
 - ``lgamma``: the Taylor series of ``lgamma(2 + z)`` for ``|z| <= 1/2`` (coefficients from
@@ -30,6 +30,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from typing import Any, Callable
+
+from . import pointwise_erf as E
 
 Array = Any
 
@@ -107,63 +109,32 @@ def _high_half(xp: Any, x: Array) -> Array:
 
 # ---- the error function family --------------------------------------------------------------
 
-def _erf_series(xp: Any, a: Array) -> Array:
-    """``erf(a)`` for ``0 <= a < 1.5``: positive terms ``(2a**2)**n / (2n+1)!!``, as many as
-    the largest ``a`` needs (1e-17)."""
-    hi = float(a.max()) if a.size else 0.0
-    n = 14 if hi < 0.5 else 20 if hi < 1 else 28
-    t2 = 2 * a * a
-    term = a * 0 + 1.0
-    total = term
-    for k in range(1, n):
-        term = term * t2 / (2 * k + 1)
-        total = total + term
-    return (2 / _SQRT_PI) * a * exp_neg_sq(xp, a) * total
+erf = E.erf  # NOTE: the table of pointwise_erf (also NumPy's backend.erf): one erf for all
 
 
-def _erfcx_cf(xp: Any, a: Array) -> Array:
-    """``exp(a**2) erfc(a)`` for ``a >= 1.5`` by the continued fraction, evaluated backwards,
-    in bands of ``a`` with as many terms as each needs (1e-16)."""
-    return _piecewise(xp, a, [
-        (a < 2, lambda s: _cf(s, 100)), ((a >= 2) & (a < 3), lambda s: _cf(s, 64)),
-        ((a >= 3) & (a < 5), lambda s: _cf(s, 40)), (a >= 5, lambda s: _cf(s, 20)),
-    ], xp.full_like(a, _NAN))
-
-
-def _cf(a: Array, n: int) -> Array:
+def _erfcx_far(a: Array) -> Array:
+    """``exp(a**2) erfc(a)`` for ``a >= 6`` by Laplace's continued fraction, evaluated
+    backwards (20 terms: 1e-16 from 5 on)."""
     f = a
-    for k in range(n, 0, -1):
+    for k in range(20, 0, -1):
         f = a + (0.5 * k) / f
-    return 1 / (_SQRT_PI * f)
+    return (1 / _SQRT_PI) / f  # NOTE: not 1 / (sqrt(pi) f), which overflows near the top
 
 
 def erfcx_pos(xp: Any, a: Array) -> Array:
     """``exp(a**2) erfc(a)`` for ``a >= 0`` (and nan)."""
     return _piecewise(xp, a, [
-        (a < 1.5, lambda s: exp_sq(xp, s) * (1 - _erf_series(xp, s))),
-        (a >= 1.5, lambda s: _erfcx_cf(xp, s)),
+        (a < 6, lambda s: exp_sq(xp, s) * E.erfc_table(xp, s)),
+        (a >= 6, _erfcx_far),
     ], xp.full_like(a, _NAN))
-
-
-def erf(xp: Any, x: Array) -> Array:
-    a = xp.abs(x)
-    out = _piecewise(xp, a, [
-        (a < 1.5, lambda s: _erf_series(xp, s)),
-        (a >= 1.5, lambda s: 1 - exp_neg_sq(xp, s) * _erfcx_cf(xp, s)),
-    ], xp.full_like(a, _NAN))
-    out = xp.where(a == _INF, 1.0, out)
-    return xp.copysign(out, x)  # NOTE: erf(-0.0) is -0.0; nan stays nan
 
 
 def erfc(xp: Any, x: Array) -> Array:
-    a = xp.abs(x)
-    out = _piecewise(xp, a, [
-        (a < 1.5, lambda s: 1 - _erf_series(xp, s)),
-        (a >= 1.5, lambda s: exp_neg_sq(xp, s) * _erfcx_cf(xp, s)),
-    ], xp.full_like(a, _NAN))
-    out = xp.where(a == _INF, 0.0, out)
-    # NOTE: erfc(-a) = 2 - erfc(a); for |x| < 1.5 that is 1 + erf(|x|), computed from 1 - erf
-    return xp.where(x < 0, 2 - out, out)
+    def far(s: Array) -> Array:
+        s = xp.minimum(s, 30.0)  # NOTE: erfc is 0 from 27.3 on; no inf * 0 in exp_neg_sq
+        return exp_neg_sq(xp, s) * _erfcx_far(s)
+
+    return _piecewise(xp, x, [(x > 6, far)], E.erfc_table(xp, x))
 
 
 def erfcx(xp: Any, x: Array) -> Array:
@@ -193,7 +164,7 @@ def _inverse_erf(xp: Any, a: Array, q: Array) -> Array:
     def centre(a: Array) -> Array:
         x = guess(a, xp.log1p(-a))
         for _ in range(3):  # Halley on erf(x) - a: cubic convergence
-            f = _erf_series(xp, x) - a
+            f = erf(xp, x) - a
             d = (2 / _SQRT_PI) * exp_neg_sq(xp, x)
             x = x - f / (d + x * f)
         return x
