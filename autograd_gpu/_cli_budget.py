@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -46,15 +47,20 @@ def parse_budget(text: str) -> int | str:
     if m is None:
         raise ValueError(f"invalid budget {text!r}: give {HELP.replace('%%', '%')}")
     number, exponent, unit = m.groups()
-    value = float(number) * 10.0 ** int(exponent or 0)
+    if unit and unit != "%" and unit not in _UNITS:
+        raise ValueError(f"invalid budget {text!r}: unknown unit {unit!r}; use B, kB, MB, GB, "
+                         "KiB, MiB, GiB or %")
+    if not unit and not exponent and number.isdigit():
+        value: float = int(number)  # NOTE: exact, however many digits
+    else:
+        value = float(f"{number}e{exponent or 0}")  # NOTE: inf when too large
+    if not math.isfinite(value):
+        raise ValueError(f"invalid budget {text!r}: too large")
     if unit == "%":
         if not 0 < value <= 100:
             raise ValueError(f"invalid budget {text!r}: a percentage must be in (0, 100]")
         return f"{value:g}%"
-    if unit and unit not in _UNITS:
-        raise ValueError(f"invalid budget {text!r}: unknown unit {unit!r}; use B, kB, MB, GB, "
-                         "KiB, MiB, GiB or %")
-    if not unit and (exponent or not number.isdigit()):
+    if not unit and value != int(value):
         raise ValueError(f"invalid budget {text!r}: a byte count without a unit must be a "
                          "whole number")
     nbytes = int(value * _UNITS[unit or "b"])

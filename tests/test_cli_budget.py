@@ -43,7 +43,8 @@ def _bytes(text: str, row: str) -> tuple[int, int | None]:
 @pytest.mark.parametrize("text, value", [
     ("50%", "50%"), ("12.5 %", "12.5%"), ("100%", "100%"), ("123456", 123456),
     ("64MiB", 64 * MIB), ("1.5GB", 1_500_000_000), ("512kib", 512 * 1024), ("2e6B", 2_000_000),
-    ("0.5 MiB", MIB // 2), ("3gib", 3 << 30),
+    ("0.5 MiB", MIB // 2), ("3gib", 3 << 30), ("2e6", 2_000_000), ("5e1%", "50%"),
+    ("123456789012345678901", 123456789012345678901),
 ])
 def test_budgets_parse(text: str, value: int | str) -> None:
     assert budget.parse_budget(text) == value
@@ -53,8 +54,9 @@ def test_budgets_parse(text: str, value: int | str) -> None:
     ("abc", "invalid budget 'abc': give bytes"), ("", "invalid budget ''"),
     ("0%", "a percentage must be in (0, 100]"), ("150%", "a percentage must be in (0, 100]"),
     ("-5", "invalid budget '-5'"), ("1.5", "a byte count without a unit must be a whole number"),
-    ("2e6", "a byte count without a unit must be a whole number"), ("0", "at least 1 byte"),
-    ("10XB", "unknown unit 'xb'"), ("0.1B", "at least 1 byte"),
+    ("2.5e-1", "a byte count without a unit must be a whole number"), ("0", "at least 1 byte"),
+    ("10XB", "unknown unit 'xb'"), ("0.1B", "at least 1 byte"), ("1e999GB", "too large"),
+    ("50 %%", "invalid budget '50 %%'"), ("1e-999", "at least 1 byte"),
 ])
 def test_bad_budgets_are_refused(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -241,3 +243,28 @@ def test_train_budget_out_of_reach_is_a_usage_error(
     err = capsys.readouterr().err
     assert "error: --memory-budget 50%: budget of" in err and "is out of reach" in err
     assert not (tmp_path / "o" / "checkpoint.pt").exists()  # before any training
+
+
+# ---- profiler.plot_timelines --------------------------------------------------------------------
+
+def test_plot_timelines_draws_several_profiles_into_a_file_object(device: str) -> None:
+    pytest.importorskip("matplotlib")
+    import io
+
+    from autograd_gpu.profiler import plot_timelines, profile_memory
+
+    model = ag.nn.Sequential(ag.nn.Linear(8, 16), ag.nn.ReLU(), ag.nn.Linear(16, 2)).to(device)
+    x = ag.randn(32, 8, device=device)
+    profiles = []
+    for label in ("a", "b"):
+        with profile_memory(model, device=device) as prof:
+            model(x).sum().backward()
+        profiles.append((label, prof))
+    for pairs in (profiles[:1], profiles):
+        buf = io.BytesIO()
+        assert plot_timelines(pairs, buf, lines=[("budget", 4096)]) is buf
+        assert buf.getvalue()[:8] == b"\x89PNG\r\n\x1a\n"
+    buf = io.BytesIO()
+    assert profiles[0][1].plot(buf) is buf and buf.getvalue()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="at least one"):
+        plot_timelines([], buf)
