@@ -22,7 +22,9 @@ totals and tables count the ``"activation"`` kind: the bytes the graph keeps ali
 NOTE: the profiler resets the device's peak statistics (as ``reset_peak_memory_stats``) at entry
 and at every sample. Inner ``saved_tensors_hooks`` (``checkpoint``, ``save_on_cpu``) win over the
 profiler's: what they keep in place of a tensor is not recorded, which is what they save.
-``savings_report`` and ``LeakDetector`` live in ``autograd_gpu._memory_report``.
+``plot_timelines`` draws several profiles on one PNG (a step before and after a checkpointing
+plan: ``autograd-gpu memory --budget``). ``savings_report`` and ``LeakDetector`` live in
+``autograd_gpu._memory_report``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from __future__ import annotations
 import json
 import weakref
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from . import memory as _memory
 from .autograd.graph import saved_tensors_hooks
@@ -40,7 +42,7 @@ from .device import device as _device
 from .tensor import Tensor
 
 __all__ = ["LeakDetector", "GraphLeakWarning", "MemoryProfile", "SavedRecord",
-           "detect_graph_leaks", "profile_memory", "savings_report"]
+           "detect_graph_leaks", "plot_timelines", "profile_memory", "savings_report"]
 
 
 @dataclass
@@ -165,48 +167,104 @@ class MemoryProfile:
                    saved=[SavedRecord(**r) for r in d["saved"]], timeline=d["timeline"],
                    phases=d["phases"])
 
-    def plot(self, path: str, title: str | None = None) -> str:
+    def plot(self, path: Any, title: str | None = None) -> Any:
         """Write a PNG of the allocated-bytes timeline: forward/backward phases shaded, module
         boundaries (the model's direct children) as dotted lines, interval peaks as a thin line.
-        Needs matplotlib (imported here, Agg backend). Returns ``path``."""
-        import matplotlib
+        ``path``: a file name or a binary file object. Needs matplotlib (imported here). Returns
+        ``path``. ``plot_timelines`` draws several profiles on one axes."""
+        return plot_timelines([("allocated", self)], path, title=title)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
 
-        mib = 1024.0 ** 2
-        xs = list(range(len(self.timeline)))
-        fig, ax = plt.subplots(figsize=(10, 4.5))
-        try:
-            colors = {"forward": "tab:blue", "backward": "tab:orange"}
-            seen: set[str] = set()
-            for p in self.phases:
-                name = p["name"]
-                ax.axvspan(p["start"] - 0.5, p["end"] + 0.5, color=colors.get(name, "grey"),
-                           alpha=0.12, label=None if name in seen else name)
-                seen.add(name)
-            for i, s in enumerate(self.timeline):
-                if s["event"] == "enter" and s.get("depth") == 1:
-                    ax.axvline(i, color="grey", linestyle=":", linewidth=0.8)
-                    ax.text(i, 1.0, s["label"], rotation=90, fontsize=7, va="top",
-                            transform=ax.get_xaxis_transform())
-            ax.plot(xs, [s["peak"] / mib for s in self.timeline], color="tab:red",
-                    linewidth=0.8, alpha=0.6, label="peak since previous sample")
-            ax.plot(xs, [s["allocated"] / mib for s in self.timeline], color="black",
-                    linewidth=1.5, marker=".", markersize=3, label="allocated")
-            ax.set_xlabel("sample (module boundary, saved tensor, saved tensor read)")
-            ax.set_ylabel("MiB")
-            ax.set_title(title or f"autograd_gpu activation memory ({self.device}); saved "
-                         f"activations {self.total_bytes / mib:.2f} MiB")
-            # NOTE: the legend sits right of the axes: inside, wherever it went, it covered part
-            # of the curve for some model (the forward's rise or the backward's fall).
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                      fontsize=8)
-            fig.tight_layout()
-            fig.savefig(path, dpi=100)
-        finally:
-            plt.close(fig)
-        return path
+def plot_timelines(profiles: Sequence[tuple[str, MemoryProfile]], path: Any,
+                   title: str | None = None, lines: Sequence[tuple[str, int]] = ()) -> Any:
+    """Write a PNG of the allocated-bytes timelines of ``profiles`` (``(label, profile)`` pairs)
+    on the same axes (MiB against the sample index), with ``lines`` (``(label, bytes)``: a
+    budget, a measured peak) as horizontal dashed lines.
+
+    One profile is drawn as ``MemoryProfile.plot`` draws it: against the sample index, its
+    forward and backward phases shaded, the model's direct children's boundaries dotted, its
+    interval peaks as a thin red line, the allocated bytes in black. Several profiles (e.g. a
+    step before and after ``auto_checkpoint``) each get a colour (allocated bytes with dots,
+    interval peaks thin); as their samples differ in number (a checkpointed module's saved
+    tensors are not sampled), each profile's samples are spread evenly over each of its phases,
+    so that the phases line up: the x axis is forward, backward (and any further phases), with
+    the boundaries as grey lines. ``path``: a file name or a binary file object. Needs
+    matplotlib (a bare Agg figure: no pyplot, no global backend switch). Returns ``path``.
+    """
+    if not profiles:
+        raise ValueError("plot_timelines needs at least one (label, profile) pair")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    mib = 1024.0 ** 2
+    fig = Figure(figsize=(10, 4.5))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    if len(profiles) == 1:
+        _draw_one(ax, profiles[0][1])
+        ax.set_xlabel("sample (module boundary, saved tensor, saved tensor read)")
+    else:
+        _draw_several(ax, profiles)
+    for k, (label, value) in enumerate(lines):
+        ax.axhline(value / mib, color=["tab:red", "tab:blue", "tab:olive"][k % 3],
+                   linestyle="--", linewidth=1.0, label=f"{label}: {value / mib:.2f} MiB")
+    ax.set_ylabel("MiB")
+    first = profiles[0][1]
+    ax.set_title(title or f"autograd_gpu activation memory ({first.device}); saved "
+                 f"activations {first.total_bytes / mib:.2f} MiB")
+    # NOTE: the legend sits right of the axes: inside, wherever it went, it covered part of the
+    # curve for some model (the forward's rise or the backward's fall).
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, format="png")
+    return path
+
+
+def _draw_several(ax: Any, profiles: Sequence[tuple[str, MemoryProfile]]) -> None:
+    """Several profiles against their phases (see ``plot_timelines``)."""
+    mib = 1024.0 ** 2
+    colors = ["black", "tab:green", "tab:purple", "tab:brown", "tab:cyan"]
+    names: list[str] = []
+    for k, (label, prof) in enumerate(profiles):
+        color = colors[k % len(colors)]
+        xs = [0.0] * len(prof.timeline)
+        for j, p in enumerate(prof.phases):
+            n = p["end"] - p["start"] + 1
+            for i in range(p["start"], min(p["end"] + 1, len(xs))):
+                xs[i] = j + (i - p["start"] + 0.5) / n
+        if len(prof.phases) > len(names):
+            names = [p["name"] for p in prof.phases]
+        ax.plot(xs, [s["peak"] / mib for s in prof.timeline], color=color, linewidth=0.8,
+                alpha=0.4)
+        ax.plot(xs, [s["allocated"] / mib for s in prof.timeline], color=color, linewidth=1.5,
+                marker=".", markersize=3, label=label)
+    for j in range(1, len(names)):
+        ax.axvline(j, color="grey", linestyle=":", linewidth=0.8)
+    ax.set_xlim(0, max(len(names), 1))
+    ax.set_xticks([j + 0.5 for j in range(len(names))], names)
+    ax.set_xlabel("phase (each profile's samples spread evenly over each phase)")
+
+
+def _draw_one(ax: Any, prof: MemoryProfile) -> None:
+    """One profile as ``MemoryProfile.plot`` shows it (see ``plot_timelines``)."""
+    mib = 1024.0 ** 2
+    colors = {"forward": "tab:blue", "backward": "tab:orange"}
+    seen: set[str] = set()
+    for p in prof.phases:
+        name = p["name"]
+        ax.axvspan(p["start"] - 0.5, p["end"] + 0.5, color=colors.get(name, "grey"),
+                   alpha=0.12, label=None if name in seen else name)
+        seen.add(name)
+    for i, s in enumerate(prof.timeline):
+        if s["event"] == "enter" and s.get("depth") == 1:
+            ax.axvline(i, color="grey", linestyle=":", linewidth=0.8)
+            ax.text(i, 1.0, s["label"], rotation=90, fontsize=7, va="top",
+                    transform=ax.get_xaxis_transform())
+    xs = list(range(len(prof.timeline)))
+    ax.plot(xs, [s["peak"] / mib for s in prof.timeline], color="tab:red", linewidth=0.8,
+            alpha=0.6, label="peak since previous sample")
+    ax.plot(xs, [s["allocated"] / mib for s in prof.timeline], color="black", linewidth=1.5,
+            marker=".", markersize=3, label="allocated")
 
 
 class profile_memory:  # noqa: N801  (a context manager, named like PyTorch's profile)

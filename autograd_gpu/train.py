@@ -38,6 +38,7 @@ scikit-learn, tqdm and matplotlib come with the ``examples`` extra and are impor
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -46,12 +47,14 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import autograd_gpu as torch
+from autograd_gpu import _cli_budget as budget
 from autograd_gpu import nn
 from autograd_gpu.utils.data import DataLoader, TensorDataset
 
 HAS_CONV = hasattr(nn, "Conv2d") and hasattr(nn, "MaxPool2d")
 INSTALL_HINT = "install the examples extra: pip install -e '.[examples]'"
 OUTPUTS = ("checkpoint.pt", "curves.png")
+MEMORY_PNG = "memory.png"  # with a memory budget: the steps before and after planning
 DEFAULT_LR = {"adam": 1e-3, "sgd": 0.05}
 
 
@@ -79,6 +82,7 @@ class Config:
     label_smoothing: float = 0.1
     test_fraction: float = 0.2
     quiet: bool = False
+    memory_budget: int | str | None = None  # bytes or "N%": auto_checkpoint before training
     # Filled in from the data:
     input_shape: tuple[int, ...] = ()
     num_classes: int = 0
@@ -276,16 +280,19 @@ def make_optimizer(cfg: Config, model: nn.Module) -> torch.optim.Optimizer:
 # ---- training ------------------------------------------------------------------------------
 
 def train_one_epoch(model: nn.Module, loader: DataLoader, loss_fn: nn.Module,
-                    optimizer: torch.optim.Optimizer, device: torch.device) -> tuple[float, float]:
-    """One pass over ``loader``; returns the mean loss and the accuracy of the batches seen."""
+                    optimizer: torch.optim.Optimizer, device: torch.device,
+                    step_memory: Any = None) -> tuple[float, float]:
+    """One pass over ``loader``; returns the mean loss and the accuracy of the batches seen.
+    ``step_memory``: a context manager around each forward and backward (``StepPeaks``)."""
     model.train()
     total_loss, correct, seen = 0.0, 0, 0
     for xb, yb in loader:
         xb, yb = xb.to(device), yb.to(device)
         optimizer.zero_grad()
-        logits = model(xb)
-        loss = loss_fn(logits, yb)
-        loss.backward()
+        with step_memory or contextlib.nullcontext():
+            logits = model(xb)
+            loss = loss_fn(logits, yb)
+            loss.backward()
         optimizer.step()
         total_loss += loss.item() * len(yb)
         correct += int((logits.argmax(1) == yb).sum().item())
@@ -345,14 +352,55 @@ def save_run(out: str, state: dict[str, Any], plot: Any) -> tuple[str, str]:
 
 def prepare(cfg: Any, job: str, default_lr: dict[str, float]) -> None:
     """Fill in a run's default learning rate (``default_lr`` by optimizer) and output folder
-    (a new ``runs/JOB-MODEL``), and check the outputs, before any work."""
+    (a new ``runs/JOB-MODEL``), and check the outputs and the memory budget, before any
+    work."""
     if cfg.optimizer not in default_lr:
         raise UsageError(f"unknown optimizer {cfg.optimizer!r}; expected 'adam' or 'sgd'")
+    if cfg.memory_budget is not None:
+        try:
+            cfg.memory_budget = budget.parse_budget(str(cfg.memory_budget))
+        except ValueError as e:
+            raise UsageError(f"--memory-budget: {e}") from None
     if cfg.lr is None:
         cfg.lr = default_lr[cfg.optimizer]
     if cfg.out is None:
         cfg.out = new_run_dir(os.path.join("runs", f"{job}-{cfg.model}"))
-    check_out_dir(cfg.out)
+    check_out_dir(cfg.out, OUTPUTS + ((MEMORY_PNG,) if cfg.memory_budget is not None else ()))
+
+
+def plan_memory(cfg: Any, model: nn.Module, args: tuple[Any, ...], loss_fn: Any,
+                device: torch.device) -> budget.BudgetRun | None:
+    """With ``cfg.memory_budget``: plan activation checkpointing for a training step on
+    ``args`` (the first batch's shape) and print the plan and the peaks (unless quiet); else
+    None. A budget no plan reaches is a ``UsageError``, before any training."""
+    if cfg.memory_budget is None:
+        return None
+    try:
+        run = budget.plan_step(model, args, loss_fn, cfg.memory_budget, device)
+    except budget.BudgetOutOfReach as e:
+        raise UsageError(f"--memory-budget {budget.describe(cfg.memory_budget)}: {e}") from None
+    if not cfg.quiet:
+        print(f"{run.plan}\n{run.summary()}")
+    return run
+
+
+def finish_memory(run: budget.BudgetRun | None, peaks: budget.StepPeaks | None, cfg: Any,
+                  title: str) -> None:
+    """After training with a plan: record the training's peak, take the plan out of the model
+    (the trained model is returned plain, as ``load_model`` rebuilds it), write
+    ``cfg.out/memory.png`` (both steps' timelines, the budget and the training's peak) and
+    print the peaks (unless quiet)."""
+    if run is None or peaks is None:
+        return
+    from .utils._atomic import replace_atomically
+
+    run.plan.remove()
+    peaks.record(run)
+    path = os.path.join(cfg.out, MEMORY_PNG)
+    title = f"{title}: one step before and after planning"
+    replace_atomically(path, lambda fh: run.plot(fh, title))
+    if not cfg.quiet:
+        print(f"{run.training_line()}\nwrote {path}")
 
 
 def run(cfg: Config) -> tuple[nn.Module, dict[str, list[float]]]:
@@ -384,13 +432,23 @@ def run(cfg: Config) -> tuple[nn.Module, dict[str, list[float]]]:
         print(f"{cfg.model} on {cfg.data or 'digits'}: {len(train_set)} train / "
               f"{len(test_set)} test samples of shape {cfg.input_shape}, "
               f"{cfg.num_classes} classes, device {device}")
+    planned, peaks = None, None
+    if cfg.memory_budget is not None:
+        # NOTE: the plan's steps run on copies of the first batch_size samples (not the loader's
+        # first batch: drawing it would move the shuffling on; copies, as the loader's batches
+        # are, where slices would be views of the data); only the batch's shape matters
+        xb, yb = (t.clone().to(device) for t in train_set[:cfg.batch_size])
+        planned = plan_memory(cfg, model, (xb,), lambda out: loss_fn(out, yb), device)
+        peaks = budget.StepPeaks(device)
+        del xb, yb
 
     history: dict[str, list[float]] = {k: [] for k in (
         "epoch", "train_loss", "train_acc", "test_loss", "test_acc", "seconds")}
     start = time.perf_counter()
     bar = tqdm(range(1, cfg.epochs + 1), desc="train", unit="epoch", disable=cfg.quiet)
     for epoch in bar:
-        train_loss, train_acc = train_one_epoch(model, train_loader, loss_fn, optimizer, device)
+        train_loss, train_acc = train_one_epoch(model, train_loader, loss_fn, optimizer, device,
+                                                peaks)
         test_loss, test_acc = evaluate(model, test_loader, loss_fn, device)
         for key, value in zip(history, (epoch, train_loss, train_acc, test_loss, test_acc,
                                         time.perf_counter() - start)):
@@ -403,6 +461,7 @@ def run(cfg: Config) -> tuple[nn.Module, dict[str, list[float]]]:
         cfg.out, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                   "config": asdict(cfg), "normalization": stats, "history": history},
         lambda fh: plot_history(history, fh, title))
+    finish_memory(planned, peaks, cfg, f"{title}, batch {cfg.batch_size}")
     if not cfg.quiet:
         print(f"trained {cfg.epochs} epochs in {time.perf_counter() - start:.1f} s; saved "
               f"{ckpt_path} and {png_path}")

@@ -27,6 +27,7 @@ reached 42%; --text over 600 steps of README.md, validation loss lstm 2.20 (Adam
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
@@ -37,12 +38,15 @@ import autograd_gpu as torch
 from autograd_gpu import nn
 from autograd_gpu.nn import functional as F
 
+from . import _cli_budget as budget
 from .train import (
     UsageError,
     _require,
+    finish_memory,
     make_optimizer,
-    prepare,
+    plan_memory,
     plot_history,
+    prepare,
     resolve_device,
     save_run,
 )
@@ -79,6 +83,7 @@ class SeqConfig:
     length: int = 6
     digits: int = 3
     test_fraction: float = 0.2
+    memory_budget: int | str | None = None  # bytes or "N%": auto_checkpoint before training
     # Filled in from the data:
     vocab_size: int = 0
     chars: list[str] = field(default_factory=list)
@@ -174,7 +179,13 @@ def _sort_loss(model: nn.Module, rows: torch.Tensor, length: int
                ) -> tuple[torch.Tensor, torch.Tensor]:
     """Teacher-forced cross-entropy on the output positions, and the per-row flag "all output
     tokens right"."""
-    logits = model(rows[:, :-1])[:, length:]  # the positions that predict sorted(x)
+    return _sort_loss_of(model(rows[:, :-1]), rows, length)
+
+
+def _sort_loss_of(out: torch.Tensor, rows: torch.Tensor, length: int
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``_sort_loss`` from the model's output ``out`` on ``rows[:, :-1]``."""
+    logits = out[:, length:]  # the positions that predict sorted(x)
     target = rows[:, length + 1:]
     loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
     return loss, (logits.argmax(-1) == target).all(dim=1)
@@ -209,6 +220,15 @@ def run_sort(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]]]:
     if not cfg.quiet:
         print(f"{cfg.model} on sort: {len(train_rows)} train / {len(test_rows)} test sequences "
               f"of {cfg.length} digits in 0..{cfg.digits - 1}, device {device}")
+    planned, peaks = None, None
+    if cfg.memory_budget is not None:
+        # NOTE: a copy of the first rows, as the training's batches are copies; only the
+        # batch's shape matters
+        first = train_rows[:cfg.batch_size].clone()
+        planned = plan_memory(cfg, model, (first[:, :-1],),
+                              lambda out: _sort_loss_of(out, first, cfg.length)[0], device)
+        peaks = budget.StepPeaks(device)
+        del first
     gen = torch.Generator().manual_seed(cfg.seed)
     history: dict[str, list[float]] = {k: [] for k in (
         "epoch", "train_loss", "train_acc", "test_loss", "test_acc", "seconds")}
@@ -221,8 +241,9 @@ def run_sort(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]]]:
         for i in range(0, len(order), cfg.batch_size):
             batch = train_rows[order[i:i + cfg.batch_size]]
             optimizer.zero_grad()
-            loss, ok = _sort_loss(model, batch, cfg.length)
-            loss.backward()
+            with peaks or contextlib.nullcontext():
+                loss, ok = _sort_loss(model, batch, cfg.length)
+                loss.backward()
             optimizer.step()
             schedule.step()
             total += loss.item() * len(batch)
@@ -233,9 +254,10 @@ def run_sort(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]]]:
             history[key].append(value)
         bar.set_postfix({"loss": f"{history['train_loss'][-1]:.4f}",
                          "test_acc": f"{test_acc:.2%}"})
-    ckpt, png = _save(model, optimizer, cfg, history, plot_history,
-                      f"{cfg.model} on sort ({cfg.length} digits from 0..{cfg.digits - 1}; "
-                      f"{cfg.optimizer}, lr {cfg.lr:g})")
+    title = (f"{cfg.model} on sort ({cfg.length} digits from 0..{cfg.digits - 1}; "
+             f"{cfg.optimizer}, lr {cfg.lr:g})")
+    ckpt, png = _save(model, optimizer, cfg, history, plot_history, title)
+    finish_memory(planned, peaks, cfg, f"{title}, batch {cfg.batch_size}")
     if not cfg.quiet:
         print(f"trained {cfg.epochs} epochs in {time.perf_counter() - start:.1f} s; saved "
               f"{ckpt} and {png}")
@@ -333,6 +355,16 @@ def run_text(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]], str]:
     if not cfg.quiet:
         print(f"{cfg.model} on {cfg.text}: {len(text):,} characters, {cfg.vocab_size} distinct, "
               f"windows of {cfg.block_size}, device {device}")
+    planned, peaks = None, None
+    if cfg.memory_budget is not None:
+        # NOTE: windows from a generator of their own: the training's draws stay as they are
+        x, y = (t.to(device) for t in _windows(train_data, cfg.block_size, cfg.batch_size,
+                                               torch.Generator().manual_seed(cfg.seed)))
+        planned = plan_memory(
+            cfg, model, (x,),
+            lambda out: F.cross_entropy(out.reshape(-1, cfg.vocab_size), y.reshape(-1)), device)
+        peaks = budget.StepPeaks(device)
+        del x, y
     gen = torch.Generator().manual_seed(cfg.seed)
     val_gen = torch.Generator().manual_seed(cfg.seed + 1)
     every = max(1, cfg.steps // 20)
@@ -344,8 +376,9 @@ def run_text(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]], str]:
         model.train()
         x, y = (t.to(device) for t in _windows(train_data, cfg.block_size, cfg.batch_size, gen))
         optimizer.zero_grad()
-        loss = F.cross_entropy(model(x).reshape(-1, cfg.vocab_size), y.reshape(-1))
-        loss.backward()
+        with peaks or contextlib.nullcontext():
+            loss = F.cross_entropy(model(x).reshape(-1, cfg.vocab_size), y.reshape(-1))
+            loss.backward()
         optimizer.step()
         schedule.step()
         running, seen = running + loss.item(), seen + 1
@@ -363,9 +396,9 @@ def run_text(cfg: SeqConfig) -> tuple[nn.Module, dict[str, list[float]], str]:
     out = sample(model, first, cfg.sample_length, cfg.block_size, cfg.temperature, cfg.top_k,
                  torch.Generator().manual_seed(cfg.seed))
     generated = text[0] + "".join(cfg.chars[i] for i in out.tolist())
-    ckpt, png = _save(model, optimizer, cfg, history, plot_lm,
-                      f"{cfg.model} on {os.path.basename(cfg.text)} ({cfg.optimizer}, lr "
-                      f"{cfg.lr:g})")
+    title = f"{cfg.model} on {os.path.basename(cfg.text)} ({cfg.optimizer}, lr {cfg.lr:g})"
+    ckpt, png = _save(model, optimizer, cfg, history, plot_lm, title)
+    finish_memory(planned, peaks, cfg, f"{title}, batch {cfg.batch_size}")
     if not cfg.quiet:
         print(f"trained {cfg.steps} steps in {time.perf_counter() - start:.1f} s; saved "
               f"{ckpt} and {png}")
