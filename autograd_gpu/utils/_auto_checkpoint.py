@@ -170,11 +170,12 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
             if found is not None:
                 break
         if found is None:
-            most = _most(segments, base_peak - limit)  # NOTE: the choice that sheds the most
-            if most and _key(most) not in tried:
-                _install(plan, most)
-                least = min(least, measure())
-                plan.remove()
+            for most in _most(segments, base_peak - limit):  # NOTE: what sheds the most
+                if _key(most) not in tried:
+                    tried.add(_key(most))
+                    _install(plan, most)
+                    least = min(least, measure())
+                    plan.remove()
             raise ValueError(
                 f"budget of {limit} bytes is out of reach: the smallest peak found by "
                 f"{'checkpointing and offloading' if offload else 'checkpointing'} submodules "
@@ -404,13 +405,18 @@ def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: in
     Returns ((choice, its peak, the need it met) or None, the smallest peak measured); a
     choice that fits stays installed."""
     least = 1 << 62
+    bump = 0
     while trials > 0:
         chosen = choose(segments, need)
         if chosen is None:
             break
-        if _key(chosen) in tried:  # NOTE: ask for a little more until the choice changes
-            need += max(need // _BUCKETS, 1)
+        if _key(chosen) in tried:
+            # NOTE: ask for more until the choice changes, a step that doubles each time (the
+            # model may put the next choice far off)
+            bump = max(2 * bump, need // _BUCKETS, 1)
+            need += bump
             continue
+        bump = 0
         tried.add(_key(chosen))
         trials -= 1
         _install(plan, chosen)

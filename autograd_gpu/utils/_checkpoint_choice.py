@@ -89,18 +89,22 @@ def _segments(cands: list[_Candidate], offload: bool = False) -> list[_Segment]:
     return [g for g in out if g.saved > 0]
 
 
-def _most(segments: list[_Segment], need: int) -> list[_Segment] | None:
-    """The choice that sheds the most by the cautious model (the largest need it still meets,
-    found by bisection below ``need``)."""
-    lo, hi, found = 0, need, None
-    for _ in range(16):
-        mid = (lo + hi) // 2
-        got = _choose_capped(segments, max(mid, 1))
-        if got is None:
-            hi = mid
-        else:
-            lo, found = mid, got
-    return found
+def _most(segments: list[_Segment], need: int) -> list[list[_Segment]]:
+    """The choices that shed the most by each model (the largest need each still meets, found
+    by bisection below ``need``)."""
+    out = []
+    for choose in (_choose_last, _choose_capped):
+        lo, hi, found = 0, need, None
+        for _ in range(16):
+            mid = (lo + hi) // 2
+            got = choose(segments, max(mid, 1))
+            if got is None:
+                hi = mid
+            else:
+                lo, found = mid, got
+        if found is not None:
+            out.append(found)
+    return out
 
 
 def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
@@ -108,16 +112,18 @@ def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
 
     The model: a choice frees what its segments save, and backward brings the last segment's
     bytes back while it recomputes it, less what the blocks after it (not checkpointed) have
-    freed by then. For each segment as the last one, the rest is a min-cost cover by the
+    freed by then (what they saved and took as input). For each segment as the last one, the rest is a min-cost cover by the
     segments before it, from one dynamic programme over the blocks in order and the bytes in
     512 buckets (rounded down, so a choice never falls short); the cheapest over the last
     segments."""
     unit = max(need / _BUCKETS, 1.0)
     blocks, order = _block_order(segments)
     n = len(blocks)
-    after = [0] * (n + 1)  # bytes the blocks from k on save, checkpointed by none
+    # NOTE: what the blocks from k on save and take as input, checkpointed by none: backward
+    # has freed it by the time it recomputes a segment before them
+    after = [0] * (n + 1)
     for k in range(n - 1, -1, -1):
-        after[k] = after[k + 1] + blocks[k].saved
+        after[k] = after[k + 1] + blocks[k].saved + blocks[k].inputs
     goal = _BUCKETS if need > _BUCKETS else int(need)
     inf = float("inf")
     dp, back = _cover(segments, order, n, goal, unit)

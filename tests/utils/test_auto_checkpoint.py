@@ -265,3 +265,28 @@ def test_cnn_with_batchnorm_and_pooling(device: str) -> None:
         np.testing.assert_array_equal(a, b)
     for a, b in zip(plain.buffers(), planned.buffers()):
         np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+
+
+def test_flat_sequential_of_layers() -> None:
+    """A Sequential of single layers (the blocks' bytes are mostly the next layer's inputs): a
+    looser budget is met whenever a tighter one is, and a budget out of reach names a peak that
+    a choice measured, below the unplanned one."""
+    ag.manual_seed(0)
+    F = nn.functional
+    cnn = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                        nn.Linear(16 * 7 * 7, 10))
+    x, y = ag.randn(32, 1, 28, 28), ag.randint(0, 10, (32,))
+    loss = lambda out: F.cross_entropy(out, y)  # noqa: E731
+    for budget in ("80%", "85%", "90%", "95%"):
+        plan = auto_checkpoint(cnn, x, budget=budget, loss_fn=loss)
+        assert plan.predicted_peak <= plan.budget and _step(cnn, x, loss)[0] <= plan.budget
+        plan.remove()
+    mlp = nn.Sequential(nn.Linear(196, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
+                        nn.Linear(64, 10))
+    x = ag.randn(1024, 196)
+    base_peak = _step(mlp, x, loss := lambda out: F.cross_entropy(out, y.repeat(32)))[0]
+    with pytest.raises(ValueError, match="smallest peak") as err:
+        auto_checkpoint(mlp, x, budget="50%", loss_fn=loss)
+    smallest = int(str(err.value).split("is ")[-1].split(" bytes")[0])
+    assert smallest < base_peak
