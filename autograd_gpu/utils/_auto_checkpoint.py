@@ -23,11 +23,12 @@ Planning runs the step (forward, loss, backward) on the example inputs a few tim
    than its MLP) and runs trade kept inputs against recomputed bytes; greedy by ratio overshoots
    by whole blocks, the bucket grain by at most 1/512 of the bytes to shed.
 3. **Verify**: install the choice and measure the planned step's peak; while it is above the
-   budget, ask for the shortfall more and choose again (a repeated choice asks for a little
-   more); when nothing meets the budget, the smallest peak measured is in the error. A fitting
-   choice is then relaxed: the choices for the room left under the budget less, and for 97% and
-   94% of what the budget asks (the byte models err by a few per cent), are measured when
-   cheaper, and the cheapest that fits is kept.
+   budget, ask for the shortfall more and choose again (a repeated choice asks for more, by
+   doubling steps); when nothing meets the budget, the smallest peak measured (the choices that
+   shed the most included) is in the error. A fitting choice is then relaxed: both models'
+   choices for a ladder of needs (the room left under the budget less, and 88-100% of what the
+   budget asks: the byte models err by a few per cent) that cost less are measured, cheapest
+   first (six at most), and the first that fits is kept.
 
 The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
 dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
@@ -66,10 +67,12 @@ from ..autograd.grad_mode import no_grad
 from ..device import CPU
 from ..profiler import _root as _array_root
 from ..tensor import Tensor
-from ._checkpoint_choice import (_BUCKETS, _Candidate, _choose, _choose_capped, _choose_last,
+from ._checkpoint_choice import (_BUCKETS, _Candidate, _choose_capped, _choose_last,
                                  _key, _most, _Segment, _segments)
 
 __all__ = ["CheckpointPlan", "auto_checkpoint"]
+
+_RELAX_TRIALS = 6  # measured steps the relax step may spend on cheaper choices
 
 
 @dataclass
@@ -159,29 +162,34 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         def measure() -> int:
             return _peak(module, example_args, loss_fn, dev)
 
-        tried: set[tuple[str, ...]] = set()
+        trials = _Trials()
         least = base_peak  # the smallest peak measured so far
         found = None
         # NOTE: the optimistic model first, for a few trials; the cautious one until it fits
-        for choose, trials in ((_choose_last, 3), (_choose_capped, 10 ** 9)):
-            found, low = _search(plan, segments, base_peak - limit, limit, choose, trials, tried,
+        for choose, count in ((_choose_last, 3), (_choose_capped, 10 ** 9)):
+            found, low = _search(plan, segments, base_peak - limit, limit, choose, count, trials,
                                  measure)
             least = min(least, low)
             if found is not None:
                 break
+        for most in [] if found is not None else _most(segments, base_peak - limit):
+            if _key(most) not in trials.tried:  # NOTE: what sheds the most, by each model
+                trials.tried.add(_key(most))
+                _install(plan, most)
+                peak = measure()
+                least = min(least, peak)
+                if peak <= limit:
+                    found = most, peak, base_peak - limit
+                    break
+                plan.remove()
         if found is None:
-            for most in _most(segments, base_peak - limit):  # NOTE: what sheds the most
-                if _key(most) not in tried:
-                    tried.add(_key(most))
-                    _install(plan, most)
-                    least = min(least, measure())
-                    plan.remove()
             raise ValueError(
                 f"budget of {limit} bytes is out of reach: the smallest peak found by "
                 f"{'checkpointing and offloading' if offload else 'checkpointing'} submodules "
                 f"is {least} bytes")
         chosen, peak, need = found
-        chosen, peak = _relax(plan, chosen, peak, need, limit, segments, tried, measure)
+        chosen, peak = _relax(plan, chosen, peak, need, base_peak - limit, limit, segments,
+                              trials.tried, measure)
         plan.predicted_peak = peak
         plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
         names, moved = set(plan.checkpointed), set(plan.offloaded)
@@ -396,67 +404,89 @@ def _budget(budget: int | str, base_peak: int) -> int:
     return budget
 
 
+@dataclass
+class _Trials:
+    """What the measured choices taught: the choices tried, the first choice that peaked at
+    each byte count, and the segments ruled out."""
+
+    tried: set[tuple[str, ...]] = field(default_factory=set)
+    peaks: dict[int, frozenset[str]] = field(default_factory=dict)
+    banned: set[str] = field(default_factory=set)
+
+
 def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: int,
-            choose: Callable[[list[_Segment], int], list[_Segment] | None], trials: int,
-            tried: set[tuple[str, ...]], measure: Callable[[], int]
+            choose: Callable[[list[_Segment], int], list[_Segment] | None], count: int,
+            trials: _Trials, measure: Callable[[], int]
             ) -> tuple[tuple[list[_Segment], int, int] | None, int]:
     """Choose with ``choose``, install, measure; while the peak is above ``limit`` ask for the
-    shortfall more (a repeated choice: a little more), at most ``trials`` measured choices.
-    Returns ((choice, its peak, the need it met) or None, the smallest peak measured); a
-    choice that fits stays installed."""
+    shortfall more (a repeated choice: more, by doubling steps), at most ``count`` measured
+    choices. Two choices that peak at exactly the same bytes rule out the segments they share:
+    the peak comes from them (a recomputation that brings back more than the step held there),
+    not from what is left to shed. Returns ((choice, its peak, the need it met) or None, the
+    smallest peak measured); a choice that fits stays installed."""
     least = 1 << 62
     bump = 0
-    while trials > 0:
-        chosen = choose(segments, need)
+    active = [g for g in segments if _key([g])[0] not in trials.banned]
+    while count > 0:
+        chosen = choose(active, need)
         if chosen is None:
             break
-        if _key(chosen) in tried:
+        key = _key(chosen)
+        if key in trials.tried:
             # NOTE: ask for more until the choice changes, a step that doubles each time (the
             # model may put the next choice far off)
             bump = max(2 * bump, need // _BUCKETS, 1)
             need += bump
             continue
         bump = 0
-        tried.add(_key(chosen))
-        trials -= 1
+        trials.tried.add(key)
+        count -= 1
         _install(plan, chosen)
         peak = measure()
         least = min(least, peak)
         if peak <= limit:
             return (chosen, peak, need), least
         plan.remove()
+        twin = trials.peaks.setdefault(peak, frozenset(key))
+        stuck = twin & frozenset(key) if twin != frozenset(key) else frozenset()
+        if stuck:  # NOTE: a lesson, not a miss: the trial is given back
+            count += 1
+            trials.banned |= stuck
+            active = [g for g in segments if _key([g])[0] not in trials.banned]
+            continue
         need += peak - limit
     return None, least
 
 
-def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, limit: int,
-           segments: list[_Segment], tried: set[tuple[str, ...]],
+def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, first: int,
+           limit: int, segments: list[_Segment], tried: set[tuple[str, ...]],
            measure: Callable[[], int]) -> tuple[list[_Segment], int]:
-    """Look for a cheaper choice that still fits: ask for the room left under the budget less,
-    and (the byte models err by a few per cent either way) measure the choices the optimistic
-    model makes for 97% and 94% of what the budget asks; keep the cheapest that fits."""
-    first = need
-    probes = [lambda: need - (limit - peak) if limit - peak > need // _BUCKETS else None,
-              lambda: int(first * 0.97), lambda: int(first * 0.94)]
-    for probe in probes:
-        asked = probe()
-        if asked is None or asked <= 0:
-            continue
-        other = _choose(segments, asked, tried)
-        if other is None:
-            continue
-        key = _key(other)
-        if key in tried or sum(g.seconds for g in other) >= sum(g.seconds for g in chosen):
-            continue
-        tried.add(key)
+    """Look for a cheaper choice that still fits. The byte models err by a few per cent either
+    way, and the search may have asked for more than needed: both models' choices for a ladder
+    of needs (the room left under the budget less than ``need``, and 88-100% of what the budget
+    asks, ``first``) that cost less than ``chosen`` are measured, cheapest first, at most
+    ``_RELAX_TRIALS``; the first that fits is kept (``chosen`` otherwise)."""
+    def cost(c: list[_Segment]) -> float:
+        return sum(g.seconds for g in c)
+
+    asks = {int(first * f) for f in (0.88, 0.91, 0.94, 0.97, 1.0)}
+    if limit - peak > need // _BUCKETS:
+        asks.add(need - (limit - peak))
+    options: dict[tuple[str, ...], list[_Segment]] = {}
+    for asked in sorted(a for a in asks if a > 0):
+        for choose in (_choose_last, _choose_capped):
+            other = choose(segments, asked)
+            if other is not None and _key(other) not in tried and cost(other) < cost(chosen):
+                options[_key(other)] = other
+    for other in sorted(options.values(), key=cost)[:_RELAX_TRIALS]:
+        tried.add(_key(other))
         plan.remove()
         _install(plan, other)
         got = measure()
         if got <= limit:
-            chosen, peak, need = other, got, asked
-            continue
-        plan.remove()
-        _install(plan, chosen)
+            return other, got
+    plan.remove()
+    _install(plan, chosen)
     return chosen, peak
 
 
