@@ -5,9 +5,10 @@ Models: a 12-block MLP (Linear 256 -> 256, GELU, Dropout; batch 512) and a 6-lay
 encoder (d 256, 4 heads, feed-forward 1024, sequence 128, batch 8). For each: the unplanned
 step, every other block checkpointed by hand, and ``auto_checkpoint`` at the hand placement's
 peak and at 100/75/50/30% of the unplanned step's peak: the peak of ``memory_allocated`` over
-a step and the step's time (best of ``--repeats``; on the CPU its CPU seconds, one thread; on
-CUDA wall seconds between synchronisations). A budget out of reach is reported with the smallest
-peak the planner found. On CUDA the planner may also offload blocks to the host (``offloaded``).
+a step and the step's time (best of ``--repeats``, as a ratio to the unplanned step measured
+right after; on the CPU its CPU seconds, one thread; on CUDA wall seconds between
+synchronisations). A budget out of reach is reported with the smallest peak the planner found.
+On CUDA the planner may also offload blocks to the host (``offloaded``).
 
 Usage: python bench/bench_memory_budget.py [--quick] [--repeats 3] [--device cuda [--require-gpu]]
 (without a usable GPU, ``--device cuda`` says why and exits 0, or 77 with --require-gpu)
@@ -135,19 +136,22 @@ def main(argv: list[str] | None = None) -> int:
         model, x, blocks = build()
         base_peak, base_t = measure(model, x, args.repeats)
 
-        def emit(kind: str, peak: int | None, t: float | None, _name: str = name,
-                 base_peak: int = base_peak, base_t: float = base_t, **extra: Any) -> None:
+        def emit(kind: str, peak: int | None, t: float | None, base_t: float | None = None,
+                 _name: str = name, base_peak: int = base_peak, **extra: Any) -> None:
             row = {"model": _name, "device": args.device, "run": kind, "peak_bytes": peak,
                    "peak_share": None if peak is None else round(peak / base_peak, 3),
                    "step_s": None if t is None else round(t, 4),
-                   "time_ratio": None if t is None else round(t / base_t, 3), **extra}
+                   "time_ratio": None if t is None or base_t is None else round(t / base_t, 3),
+                   **extra}
             print(json.dumps(row), flush=True)
 
-        emit("unplanned", base_peak, base_t)
+        # NOTE: each time ratio is to the unplanned step measured right after (the plan removed),
+        # so that the machine's drift over the run does not enter the ratios
+        emit("unplanned", base_peak, base_t, base_t)
         remove = every_other(blocks)
         peak, t = measure(model, x, args.repeats)
         remove()
-        emit("every other block by hand", peak, t)
+        emit("every other block by hand", peak, t, measure(model, x, args.repeats)[1])
         hand_peak = peak
         for share in ("hand's peak", 100, 75, 50, 30):
             budget: int | str = hand_peak if isinstance(share, str) else f"{share}%"
@@ -161,10 +165,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             planning = _clock(x.device) - t0
             peak, t = measure(model, x, args.repeats)
-            emit(label, peak, t, planning_s=round(planning, 2), predicted_peak=plan.predicted_peak,
+            plan.remove()
+            emit(label, peak, t, measure(model, x, args.repeats)[1],
+                 planning_s=round(planning, 2), predicted_peak=plan.predicted_peak,
                  segments=plan.segments, offloaded=plan.offloaded,
                  predicted_overhead=round(plan.predicted_overhead, 3))
-            plan.remove()
     return 0
 
 

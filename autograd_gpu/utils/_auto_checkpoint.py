@@ -25,10 +25,12 @@ Planning runs the step (forward, loss, backward) on the example inputs a few tim
 3. **Verify**: install the choice and measure the planned step's peak; while it is above the
    budget, ask for the shortfall more and choose again (a repeated choice asks for more, by
    doubling steps); when nothing meets the budget, the smallest peak measured (the choices that
-   shed the most included) is in the error. A fitting choice is then relaxed: both models'
-   choices for a ladder of needs (the room left under the budget less, and 88-100% of what the
-   budget asks: the byte models err by a few per cent) that cost less are measured, cheapest
-   first (six at most), and the first that fits is kept.
+   shed the most included) is in the error. Two choices that peak at exactly the same bytes
+   rule out the segments they share (that peak is their recomputation's). A fitting choice is
+   then relaxed: both models' choices for a ladder of needs (the room left under the budget
+   less, and 80-100% of what the budget asks: the byte models err by a few per cent) that cost
+   less are searched by bisection in order of cost (six measured at most), and the cheapest
+   that fits is kept.
 
 The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
 dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
@@ -463,31 +465,39 @@ def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, f
            measure: Callable[[], int]) -> tuple[list[_Segment], int]:
     """Look for a cheaper choice that still fits. The byte models err by a few per cent either
     way, and the search may have asked for more than needed: both models' choices for a ladder
-    of needs (the room left under the budget less than ``need``, and 88-100% of what the budget
-    asks, ``first``) that cost less than ``chosen`` are measured, cheapest first, at most
-    ``_RELAX_TRIALS``; the first that fits is kept (``chosen`` otherwise)."""
+    of needs (the room left under the budget less than ``need``, and 80-100% of what the budget
+    asks, ``first``) that cost less than ``chosen``, in order of cost, are searched by bisection
+    (what fits is taken to stay fitting as the cost grows), at most ``_RELAX_TRIALS`` measured;
+    the cheapest that fits is kept (``chosen`` otherwise)."""
     def cost(c: list[_Segment]) -> float:
         return sum(g.seconds for g in c)
 
-    asks = {int(first * f) for f in (0.88, 0.91, 0.94, 0.97, 1.0)}
+    asks = {int(first * (0.8 + 0.02 * i)) for i in range(11)}
     if limit - peak > need // _BUCKETS:
         asks.add(need - (limit - peak))
-    options: dict[tuple[str, ...], list[_Segment]] = {}
+    found: dict[tuple[str, ...], list[_Segment]] = {}
     for asked in sorted(a for a in asks if a > 0):
         for choose in (_choose_last, _choose_capped):
             other = choose(segments, asked)
             if other is not None and _key(other) not in tried and cost(other) < cost(chosen):
-                options[_key(other)] = other
-    for other in sorted(options.values(), key=cost)[:_RELAX_TRIALS]:
-        tried.add(_key(other))
+                found[_key(other)] = other
+    options = sorted(found.values(), key=cost)
+    best: tuple[list[_Segment], int] = chosen, peak
+    lo, hi, left = 0, len(options) - 1, _RELAX_TRIALS
+    while lo <= hi and left > 0:
+        mid = (lo + hi) // 2
+        tried.add(_key(options[mid]))
+        left -= 1
         plan.remove()
-        _install(plan, other)
+        _install(plan, options[mid])
         got = measure()
         if got <= limit:
-            return other, got
+            best, hi = (options[mid], got), mid - 1
+        else:
+            lo = mid + 1
     plan.remove()
-    _install(plan, chosen)
-    return chosen, peak
+    _install(plan, best[0])
+    return best
 
 
 def _install(plan: CheckpointPlan, chosen: list[_Segment]) -> None:
