@@ -5,8 +5,8 @@ Models: a 12-block MLP (Linear 256 -> 256, GELU, Dropout; batch 512) and a 6-lay
 encoder (d 256, 4 heads, feed-forward 1024, sequence 128, batch 8). For each: the unplanned
 step, every other block checkpointed by hand, and ``auto_checkpoint`` at the hand placement's
 peak and at 100/75/50/30% of the unplanned step's peak: the peak of ``memory_allocated`` over
-a step and the step's time (best of ``--repeats``, as a ratio to the unplanned step measured
-right after; on the CPU its CPU seconds, one thread; on CUDA wall seconds between
+a step and the step's time (best of ``--repeats``, as a ratio to the unplanned step's, the two
+measured in turn; on the CPU its CPU seconds, one thread; on CUDA wall seconds between
 synchronisations). A budget out of reach is reported with the smallest peak the planner found.
 On CUDA the planner may also offload blocks to the host (``offloaded``).
 
@@ -97,6 +97,22 @@ def measure(model: Any, x: Any, repeats: int) -> tuple[int, float]:
     return peak, best
 
 
+def paired(model: Any, x: Any, repeats: int, on: Callable[[], Any],
+           off: Callable[[], Any]) -> tuple[int, float, float]:
+    """A/B, interleaved: (the planned step's peak, its best time, the unplanned step's best
+    time), ``on()`` and ``off()`` installing and removing the plan between the steps, so that
+    the machine's drift falls on both alike."""
+    planned, plain = float("inf"), float("inf")
+    peak = 0
+    for _ in range(repeats):
+        on()
+        peak, t = measure(model, x, 1)
+        planned = min(planned, t)
+        off()
+        plain = min(plain, measure(model, x, 1)[1])
+    return peak, planned, plain
+
+
 def every_other(blocks: list[Any]) -> Callable[[], None]:
     """Checkpoint blocks 0, 2, 4, ... by hand; returns the undo."""
     undo = []
@@ -145,13 +161,14 @@ def main(argv: list[str] | None = None) -> int:
                    **extra}
             print(json.dumps(row), flush=True)
 
-        # NOTE: each time ratio is to the unplanned step measured right after (the plan removed),
-        # so that the machine's drift over the run does not enter the ratios
+        # NOTE: each time ratio is to the unplanned step measured between the planned ones (the
+        # plan removed and installed again), so that the machine's drift does not enter it
         emit("unplanned", base_peak, base_t, base_t)
-        remove = every_other(blocks)
-        peak, t = measure(model, x, args.repeats)
-        remove()
-        emit("every other block by hand", peak, t, measure(model, x, args.repeats)[1])
+        undo: list[Callable[[], None]] = []
+        peak, t, u = paired(model, x, args.repeats,
+                            lambda _u=undo, _b=blocks: _u.append(every_other(_b)),
+                            lambda _u=undo: _u.pop()())
+        emit("every other block by hand", peak, t, u)
         hand_peak = peak
         for share in ("hand's peak", 100, 75, 50, 30):
             budget: int | str = hand_peak if isinstance(share, str) else f"{share}%"
@@ -164,11 +181,10 @@ def main(argv: list[str] | None = None) -> int:
                      error=str(e))
                 continue
             planning = _clock(x.device) - t0
-            peak, t = measure(model, x, args.repeats)
-            plan.remove()
-            emit(label, peak, t, measure(model, x, args.repeats)[1],
-                 planning_s=round(planning, 2), predicted_peak=plan.predicted_peak,
-                 segments=plan.segments, offloaded=plan.offloaded,
+            segments, offloaded = list(plan.segments), list(plan.offloaded)
+            peak, t, u = paired(model, x, args.repeats, plan.install, plan.remove)
+            emit(label, peak, t, u, planning_s=round(planning, 2),
+                 predicted_peak=plan.predicted_peak, segments=segments, offloaded=offloaded,
                  predicted_overhead=round(plan.predicted_overhead, 3))
     return 0
 

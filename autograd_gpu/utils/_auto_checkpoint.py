@@ -92,6 +92,12 @@ class CheckpointPlan:
     segments: list[str] = field(default_factory=list)  # one checkpoint each ("2..3": a run)
     _undo: list[Callable[[], None]] = field(default_factory=list, repr=False)
     _keep: set[int] = field(default_factory=set, repr=False)  # storages an offload leaves
+    _chosen: list[_Segment] = field(default_factory=list, repr=False)
+
+    def install(self) -> None:
+        """Put the plan back on the module after ``remove()`` (nothing when it is installed)."""
+        if not self._undo:
+            _install(self, self._chosen)
 
     def remove(self) -> None:
         """Restore every checkpointed or offloading module's own forward."""
@@ -193,6 +199,7 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         chosen, peak = _relax(plan, chosen, peak, need, base_peak - limit, limit, segments,
                               trials.tried, measure)
         plan.predicted_peak = peak
+        plan._chosen = chosen
         plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
         names, moved = set(plan.checkpointed), set(plan.offloaded)
         for r in plan.rows:

@@ -56,8 +56,14 @@ def test_planned_step_fits_and_is_exact(budget: str) -> None:
     assert 0 < plan.predicted_overhead < 1.5
     text = str(plan)
     assert "checkpoint" in text and all(name in text for name in plan.checkpointed)
+    segments = list(plan.segments)
     plan.remove()
     assert _step(model, x)[0] == base_peak and "forward" not in model[0].__dict__
+    plan.install()
+    assert plan.segments == segments and _step(model, x)[0] == peak
+    plan.install()  # NOTE: installed already: nothing changes
+    plan.remove()
+    assert _step(model, x)[0] == base_peak and plan.checkpointed == []
 
 
 def test_budget_forms_and_errors() -> None:
