@@ -17,6 +17,7 @@ Usage: python bench/bench_memory_budget.py [--quick] [--repeats 3] [--device cud
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -149,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         return (out ** 2).mean()
 
     for name, build in models(args.quick, args.device).items():
+        gc.collect()  # NOTE: peaks are absolute: the previous model's garbage must not count
         model, x, blocks = build()
         base_peak, base_t = measure(model, x, args.repeats)
 

@@ -58,6 +58,7 @@ byte models count none coming back at once.
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -153,6 +154,7 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         raise ValueError("offload=True needs a module on a CUDA device: on the CPU the host "
                          "copy is counted in the same memory")
     offload = on_cuda if offload is None else offload
+    gc.collect()  # NOTE: peaks are absolute bytes: garbage waiting for the collector would count
     with _trials_undone(module, dev):
         candidates = _candidates(module)
         base_peak, step_seconds = _profile(module, example_args, loss_fn, candidates, dev)
