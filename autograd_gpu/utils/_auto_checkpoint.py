@@ -70,8 +70,7 @@ from ..autograd.grad_mode import no_grad
 from ..device import CPU
 from ..profiler import _root as _array_root
 from ..tensor import Tensor
-from ._checkpoint_choice import (_BUCKETS, _Candidate, _choose_capped, _choose_last,
-                                 _key, _most, _Segment, _segments)
+from ._checkpoint_choice import _BUCKETS, _MODELS, _Candidate, _key, _most, _Segment, _segments
 
 __all__ = ["CheckpointPlan", "auto_checkpoint"]
 
@@ -172,11 +171,12 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
         def measure() -> int:
             return _peak(module, example_args, loss_fn, dev)
 
-        trials = _Trials()
+        trials = _Trials(base_peak)
         least = base_peak  # the smallest peak measured so far
         found = None
-        # NOTE: the optimistic model first, for a few trials; the cautious one until it fits
-        for choose, count in ((_choose_last, 3), (_choose_capped, 10 ** 9)):
+        # NOTE: the per-segment and the optimistic models for a few trials each; the cautious
+        # one until it fits
+        for choose, count in zip(_MODELS, (3, 3, 10 ** 9)):
             found, low = _search(plan, segments, base_peak - limit, limit, choose, count, trials,
                                  measure)
             least = min(least, low)
@@ -420,9 +420,11 @@ class _Trials:
     """What the measured choices taught: the choices tried, the first choice that peaked at
     each byte count, and the segments ruled out."""
 
+    base_peak: int  # the unplanned step's
     tried: set[tuple[str, ...]] = field(default_factory=set)
     peaks: dict[int, frozenset[str]] = field(default_factory=dict)
     banned: set[str] = field(default_factory=set)
+    lessons: int = 8  # trials given back for what they ruled out, at most
 
 
 def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: int,
@@ -433,7 +435,8 @@ def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: in
     shortfall more (a repeated choice: more, by doubling steps), at most ``count`` measured
     choices. Two choices that peak at exactly the same bytes rule out the segments they share:
     the peak comes from them (a recomputation that brings back more than the step held there),
-    not from what is left to shed. Returns ((choice, its peak, the need it met) or None, the
+    not from what is left to shed; a choice that sheds less than half of what it was chosen for
+    rules out its largest recomputation (eight such lessons at most). Returns ((choice, its peak, the need it met) or None, the
     smallest peak measured); a choice that fits stays installed."""
     least = 1 << 62
     bump = 0
@@ -460,7 +463,12 @@ def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: in
         plan.remove()
         twin = trials.peaks.setdefault(peak, frozenset(key))
         stuck = twin & frozenset(key) if twin != frozenset(key) else frozenset()
-        if stuck:  # NOTE: a lesson, not a miss: the trial is given back
+        if trials.base_peak - peak < need // 2:
+            # NOTE: it shed less than half of what the model promised: its largest
+            # recomputation, brought back next to the gradients, sets the peak
+            stuck = frozenset(_key([max(chosen, key=lambda g: g.back)]))
+        if stuck and trials.lessons > 0:  # NOTE: a lesson, not a miss: the trial is given back
+            trials.lessons -= 1
             count += 1
             trials.banned |= stuck
             active = [g for g in segments if _key([g])[0] not in trials.banned]
@@ -486,7 +494,7 @@ def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, f
         asks.add(need - (limit - peak))
     found: dict[tuple[str, ...], list[_Segment]] = {}
     for asked in sorted(a for a in asks if a > 0):
-        for choose in (_choose_last, _choose_capped):
+        for choose in _MODELS:
             other = choose(segments, asked)
             if other is not None and _key(other) not in tried and cost(other) < cost(chosen):
                 found[_key(other)] = other

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 _BUCKETS = 512
 
@@ -93,7 +93,7 @@ def _most(segments: list[_Segment], need: int) -> list[list[_Segment]]:
     """The choices that shed the most by each model (the largest need each still meets, found
     by bisection below ``need``)."""
     out = []
-    for choose in (_choose_last, _choose_capped):
+    for choose in _MODELS:
         lo, hi, found = 0, need, None
         for _ in range(16):
             mid = (lo + hi) // 2
@@ -168,6 +168,29 @@ def _choose_capped(segments: list[_Segment], need: int) -> list[_Segment] | None
     return best_choice
 
 
+def _choose_full(segments: list[_Segment], need: int) -> list[_Segment] | None:
+    """The per-segment model: the forward's end sheds ``need`` (what the choice saves), and each
+    segment's recomputation fits beside what is alive when backward reaches it: the bytes the
+    blocks before it keep (all they save and take as input, less what earlier segments shed)
+    plus what it brings back must stay within the room the blocks had at the forward's end less
+    ``need``. One ``_cover`` with that test at each segment's start (on the shed bytes rounded
+    down, so the test errs on the safe side)."""
+    unit = max(need / _BUCKETS, 1.0)
+    blocks, order = _block_order(segments)
+    n = len(blocks)
+    prefix = [0] * (n + 1)
+    for k, c in enumerate(blocks):
+        prefix[k + 1] = prefix[k] + c.saved + c.inputs
+    room = prefix[n] - need
+    goal = _BUCKETS if need > _BUCKETS else int(need)
+
+    def admit(g: _Segment, pos: int, b: int) -> bool:
+        return prefix[pos] - b * unit + g.back <= room
+
+    dp, back = _cover(segments, order, n, goal, unit, admit)
+    return None if dp[n][goal] == float("inf") else _trace(back, n, goal)
+
+
 def _block_order(segments: list[_Segment]) -> tuple[list[_Candidate], dict[int, int]]:
     """The blocks of ``segments`` in the step's order, and each one's place (by ``id``)."""
     blocks = sorted({id(c): c for g in segments for c in g.blocks}.values(),
@@ -176,12 +199,14 @@ def _block_order(segments: list[_Segment]) -> tuple[list[_Candidate], dict[int, 
 
 
 def _cover(segments: list[_Segment], order: dict[int, int], n: int, goal: int,
-           unit: float) -> tuple[list[list[float]], list[list[Any]]]:
+           unit: float, admit: Callable[[_Segment, int, int], bool] | None = None
+           ) -> tuple[list[list[float]], list[list[Any]]]:
     """The min-cost cover by disjoint ``segments``, by dynamic programming over the ``n`` blocks
     in order and their saved bytes in buckets of ``unit`` (rounded down, so a choice never falls
     short; ``goal`` buckets or more count as ``goal``): ``dp[pos][b]``, the least forward time
     of segments within the first ``pos`` blocks that save ``b`` buckets, and ``back`` for
-    ``_trace``."""
+    ``_trace``. ``admit(segment, pos, b)``: whether a segment may start at block ``pos`` after
+    ``b`` buckets shed (default: always)."""
     inf = float("inf")
     starts: dict[int, list[_Segment]] = {}
     for g in segments:
@@ -199,6 +224,8 @@ def _cover(segments: list[_Segment], order: dict[int, int], n: int, goal: int,
                 dp[pos + 1][b] = t
                 back[pos + 1][b] = (pos, b, None)
             for g in starts.get(pos, ()):
+                if admit is not None and not admit(g, pos, b):
+                    continue
                 end = order[id(g.blocks[-1])] + 1
                 k = min(goal, b + int(g.saved / unit))
                 if t + g.seconds < dp[end][k]:
@@ -217,18 +244,11 @@ def _trace(back: list[list[Any]], pos: int, b: int) -> list[_Segment]:
     return chosen[::-1]
 
 
-def _choose(segments: list[_Segment], need: int,
-            tried: set[tuple[str, ...]] | None = None) -> list[_Segment] | None:
-    """The cheaper untried choice of the two models (``_choose_last``, ``_choose_capped``);
-    a tried one when both were tried (the caller then asks for more); None when neither
-    covers ``need``."""
-    found = [c for c in (_choose_last(segments, need), _choose_capped(segments, need))
-             if c is not None]
-    fresh = [c for c in found if tried is None or _key(c) not in tried]
-    if fresh:
-        return min(fresh, key=lambda c: sum(g.seconds for g in c))
-    return found[0] if found else None
-
-
 def _key(chosen: list[_Segment]) -> tuple[str, ...]:
     return tuple(g.name + " (offload)" * g.offload for g in chosen)
+
+
+# NOTE: the models in the order the search tries them: the per-segment one first, the optimistic
+# one, then the cautious one (it asks the most, so it errs least on the short side)
+_MODELS: tuple[Callable[[list[_Segment], int], list[_Segment] | None], ...] = (
+    _choose_full, _choose_last, _choose_capped)
