@@ -3,34 +3,33 @@ training step's peak of ``memory_allocated`` fits a byte budget (issue #19).
 
 Planning runs the step (forward, loss, backward) on the example inputs a few times:
 
-1. **Profile** (one step, after a warm-up step): every candidate submodule's forward time, and
-   the bytes its ops save for backward (each storage once, by the candidate whose forward was
-   running when it was first saved; storages some candidate takes as input, and those that
-   existed before the step, are not counted: a checkpoint keeps its inputs, and the rest is not
-   the candidate's to free).
-2. **Choose** disjoint *segments*, each one checkpoint (two models of the peak, the cheaper
-   untried choice first): a candidate alone, or a run of consecutive blocks of one
-   ``Sequential`` (as ``checkpoint_sequential`` runs them: only the run's input is kept, so a
-   run also frees its inner blocks' inputs). Backward brings the last segment's bytes back while
-   it recomputes it, less what the blocks after it have freed by then (earlier segments are
-   recomputed after later blocks freed theirs). For each segment as the last one, the least
-   recompute time of segments before it that shed the rest: a 0/1 knapsack ("min-cost cover")
-   over intervals, solved exactly by one dynamic programme over the blocks in order and the
-   bytes in 512 buckets; the cheapest over the last segments. The cautious model instead takes
-   any segment's bytes as coming back at the peak (the choice's total less its largest
-   segment's), a cover per cap on the segments' bytes. Exact rather than greedy because blocks
-   differ in bytes per second (a transformer block's attention keeps more per second of forward
-   than its MLP) and runs trade kept inputs against recomputed bytes; greedy by ratio overshoots
-   by whole blocks, the bucket grain by at most 1/512 of the bytes to shed.
+1. **Profile** (after a warm-up step; times the median of three steps): every candidate
+   submodule's forward time, and the bytes its ops save for backward (each storage once, by
+   the candidate whose forward was running when it was first saved; storages some candidate
+   takes as input, and those that existed before the step, are not counted: a checkpoint keeps
+   its inputs, and the rest is not the candidate's to free).
+2. **Choose** disjoint *segments*, each one checkpoint: a candidate alone, or a run of
+   consecutive blocks of one ``Sequential`` (as ``checkpoint_sequential`` runs them: only the
+   run's input is kept, so a run also frees its inner blocks' inputs), or on CUDA a block
+   offloaded. Three models of the peak (``_checkpoint_choice``), tried in turn: *per segment*
+   (the forward's end sheds the need, and each recomputation fits beside what the blocks before
+   it keep), *optimistic* (only the last segment's recomputation counts, less what the blocks
+   after it have freed by then) and *cautious* (any segment's bytes may come back at the peak).
+   Each is a 0/1 knapsack ("min-cost cover") over intervals, solved exactly by one dynamic
+   programme over the blocks in order and the bytes in 512 buckets. Exact rather than greedy
+   because blocks differ in bytes per second (a transformer block's attention keeps more per
+   second of forward than its MLP) and runs trade kept inputs against recomputed bytes; greedy
+   by ratio overshoots by whole blocks, the bucket grain by at most 1/512 of the bytes to shed.
 3. **Verify**: install the choice and measure the planned step's peak; while it is above the
    budget, ask for the shortfall more and choose again (a repeated choice asks for more, by
    doubling steps); when nothing meets the budget, the smallest peak measured (the choices that
-   shed the most included) is in the error. Two choices that peak at exactly the same bytes
-   rule out the segments they share (that peak is their recomputation's). A fitting choice is
-   then relaxed: both models' choices for a ladder of needs (the room left under the budget
-   less, and 80-100% of what the budget asks: the byte models err by a few per cent) that cost
-   less are searched by bisection in order of cost (six measured at most), and the cheapest
-   that fits is kept.
+   shed the most included) is in the error. The trials teach: two choices that peak at exactly
+   the same bytes rule out the segments they share (that peak is their recomputation's), and a
+   choice that sheds under half of its promise rules out its largest recomputation. A fitting
+   choice is then relaxed: the models' choices for a ladder of needs (the room left under the
+   budget less, and 80-100% of what the budget asks: the byte models err by a few per cent)
+   that cost less are searched by bisection in order of cost (six measured at most), and the
+   cheapest that fits is kept.
 
 The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
 dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
