@@ -100,7 +100,7 @@ MEMORY_CASES = [("transformer", "8", {"cpu": "50%", "cuda": "50%"}),
 
 @pytest.mark.parametrize("model, batch, budgets", MEMORY_CASES)
 def test_memory_budget_prints_the_plan_and_the_peaks(
-        model: str, batch: str, budgets: dict[str, str | None], device: str, tmp_path: Path,
+        model: str, batch: str, budgets: dict[str, str], device: str, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     given = budgets[device]
     pytest.importorskip("matplotlib")
