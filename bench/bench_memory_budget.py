@@ -8,7 +8,9 @@ peak and at 100/75/50/30% of the unplanned step's peak: the peak of ``memory_all
 a step and the step's time (best of ``--repeats``, as a ratio to the unplanned step's, the two
 measured in turn; on the CPU its CPU seconds, one thread; on CUDA wall seconds between
 synchronisations). A budget out of reach is reported with the smallest peak the planner found.
-On CUDA the planner may also offload blocks to the host (``offloaded``).
+On CUDA the planner may also offload blocks to the host (``offloaded``). On the CPU, with
+PyTorch installed, a last row gives PyTorch's own cost of checkpointing every MLP block and its
+forward's share of its step.
 
 Usage: python bench/bench_memory_budget.py [--quick] [--repeats 3] [--device cuda [--require-gpu]]
 (without a usable GPU, ``--device cuda`` says why and exits 0, or 77 with --require-gpu)
@@ -114,6 +116,50 @@ def paired(model: Any, x: Any, repeats: int, on: Callable[[], Any],
     return peak, planned, plain
 
 
+def torch_reference(quick: bool, repeats: int) -> dict[str, Any] | None:
+    """PyTorch on the same MLP (CPU, one thread): its no_grad forward's share of its step and
+    its step with every block under ``torch.utils.checkpoint``, as a ratio (None without
+    torch): what recomputing all blocks costs there."""
+    try:
+        import torch
+        from torch.utils.checkpoint import checkpoint as torch_checkpoint
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    width, batch = (128, 256) if quick else (256, 512)
+    blocks = [torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.GELU(),
+                                  torch.nn.Dropout(0.1)) for _ in range(12)]
+    x = torch.randn(batch, width)
+
+    def best(fn: Callable[[], Any]) -> float:
+        out = float("inf")
+        for _ in range(repeats):
+            t0 = time.process_time()
+            fn()
+            out = min(out, time.process_time() - t0)
+        return out
+
+    def run(wrap: bool) -> None:
+        h = x
+        for b in blocks:
+            h = torch_checkpoint(b, h, use_reentrant=False) if wrap else b(h)
+        (h ** 2).mean().backward()
+        for b in blocks:
+            b.zero_grad(set_to_none=True)
+
+    def forward() -> None:
+        with torch.no_grad():
+            h = x
+            for b in blocks:
+                h = b(h)
+
+    step, ckpt, fwd = best(lambda: run(False)), best(lambda: run(True)), best(forward)
+    return {"model": "mlp12", "device": "cpu", "run": "torch: every block checkpointed",
+            "step_s": round(ckpt, 4), "time_ratio": round(ckpt / step, 3),
+            "torch_step_s": round(step, 4), "torch_forward_share": round(fwd / step, 3)}
+
+
 def every_other(blocks: list[Any]) -> Callable[[], None]:
     """Checkpoint blocks 0, 2, 4, ... by hand; returns the undo."""
     undo = []
@@ -188,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
             emit(label, peak, t, u, planning_s=round(planning, 2),
                  predicted_peak=plan.predicted_peak, segments=segments, offloaded=offloaded,
                  predicted_overhead=round(plan.predicted_overhead, 3))
+    if args.device == "cpu":
+        row = torch_reference(args.quick, max(args.repeats, 5))
+        if row is not None:
+            print(json.dumps(row), flush=True)
     return 0
 
 
