@@ -32,10 +32,11 @@ Planning runs the step (forward, loss, backward) on the example inputs a few tim
    cheapest that fits is kept.
 
 The candidates are the submodules a checkpoint can wrap: the root's children, with lists and
-dicts of modules (and a ``Sequential`` of blocks) replaced by their children, so that they never
-nest; a module called more than once per step (shared) is left out. The plan's
-``predicted_peak`` is the verified trial step's peak (the same step on the same inputs; the
-training step that follows has it too, within the allocator's order of frees).
+dicts of modules, a ``Sequential`` of blocks and ``nn.TransformerEncoder``/``Decoder`` replaced
+by their children, so that they never nest; a module called more than once per step (shared)
+is left out. The plan's ``predicted_peak`` is the verified trial step's peak (the same step on
+the same inputs; the training step that follows has it too, within the allocator's order of
+frees).
 
 Planning leaves the module as it found it apart from the installed checkpoints and the
 parameters' ``.grad``, which it leaves None (as ``zero_grad()`` does: old gradients kept alive
@@ -73,6 +74,7 @@ from ._checkpoint_choice import _BUCKETS, _MODELS, _Candidate, _key, _most, _Seg
 
 __all__ = ["CheckpointPlan", "auto_checkpoint"]
 
+_CONTAINERS = ("ModuleList", "ModuleDict", "TransformerEncoder", "TransformerDecoder")
 _RELAX_TRIALS = 6  # measured steps the relax step may spend on cheaper choices
 
 
@@ -222,8 +224,9 @@ def _candidates(module: Any) -> list[_Candidate]:
             q = f"{prefix}{name}"
             kind = type(child).__name__
             # NOTE: lists and dicts are never called; a Sequential of blocks (children with
-            # children) is a sequence to choose in, a Sequential of layers is one block
-            if kind in ("ModuleList", "ModuleDict") or kind == "Sequential" and any(
+            # children) is a sequence to choose in, a Sequential of layers is one block; a
+            # transformer encoder or decoder calls its layers one by one (each may be chosen)
+            if kind in _CONTAINERS or kind == "Sequential" and any(
                     any(True for _ in g.children()) for g in child.children()):
                 visit(child, q + ".")
             else:

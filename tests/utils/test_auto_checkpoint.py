@@ -302,3 +302,31 @@ def test_flat_sequential_of_layers() -> None:
         auto_checkpoint(mlp, x, budget="50%", loss_fn=loss)
     smallest = int(str(err.value).split("is ")[-1].split(" bytes")[0])
     assert smallest < base_peak
+
+
+class _WithEncoder(nn.Module):
+    """``nn.TransformerEncoder`` inside a model, as train's sequence models hold it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1, batch_first=True)
+        self.body = nn.TransformerEncoder(layer, 4, enable_nested_tensor=False)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, x: Any) -> Any:
+        return self.head(self.body(x))
+
+
+def test_encoder_layers_are_chosen_one_by_one() -> None:
+    ag.manual_seed(6)
+    model, x = _WithEncoder(), ag.randn(4, 24, 16)
+    loss = lambda out: (out * out).mean()  # noqa: E731
+    _, base = _step(model, x, loss)
+    plan = auto_checkpoint(model, x, budget="75%", loss_fn=loss)
+    names = {r["module"] for r in plan.rows}
+    assert {f"body.layers.{i}" for i in range(4)} <= names and "body" not in names
+    assert plan.checkpointed and all(n.startswith("body.layers.") for n in plan.checkpointed)
+    peak, grads = _step(model, x, loss)
+    assert peak <= plan.budget
+    for a, b in zip(grads, base):
+        np.testing.assert_array_equal(a, b)
