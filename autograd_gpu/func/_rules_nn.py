@@ -18,9 +18,13 @@ from ..ops import nn_ops as N
 from ..ops import norm_ops as NO
 from ..tensor import Tensor
 from ._batched import front, rule
-from ._rules import _lnd, _pad, along_dims, expand_batch
+from ._rules import _lnd, _pad, along_dims, elementwise, expand_batch
 
 Rule = tuple[Any, Any]
+
+
+# NOTE: CUDA's native dropout multiplies the input by a mask of its shape: elementwise
+rule(N.NativeDropout)(elementwise)
 
 
 # ---- losses ------------------------------------------------------------------------------------

@@ -50,6 +50,13 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A0
                            f"{dtypes.scalar_type_name(input.dtype)}")
     shape = tuple(input.shape[:lead]) + (1,) * (input.dim() - lead) if feature else \
         tuple(input.shape)
+    if input.device.type == "cuda" and not (feature or alpha or inplace):
+        # NOTE: PyTorch's fused CUDA dropout (native_dropout): a bool mask from float32
+        # uniforms, one node that keeps only the mask
+        from ..ops.nn_ops import NativeDropout
+
+        keep = rand(shape, device=input.device) < 1 - p
+        return NativeDropout.apply(input, keep, scale=1.0 / (1 - p))
     # NOTE: PyTorch's draw (``bernoulli_(1 - p)`` of a new tensor: ``uniform64 < 1 - p`` per
     # element), so a seed gives PyTorch's masks; ``rand`` batches under vmap by the level's
     # randomness

@@ -31,6 +31,33 @@ def _scale(grad: Any, x: Any, reduction: str) -> Any:
     return grad / x.numel() if reduction == "mean" else grad
 
 
+# ---- dropout ----------------------------------------------------------------------------------
+
+class NativeDropout(Node):
+    """``x * keep * scale`` with ``keep`` a bool mask (NativeDropoutBackward0): PyTorch's fused
+    CUDA dropout, which keeps one byte per element for backward (the mask) where the CPU's
+    ``x * noise`` keeps the float noise."""
+
+    node_name = "NativeDropoutBackward0"
+    elementwise = True
+
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+
+    def forward(self, x: Any, keep: Any) -> Any:
+        if self.needs_input_grad:
+            self.save_for_backward(keep)
+        b = self.backend
+        kept = b.multiply(x, keep)
+        if x.dtype == "float16":
+            return b.opmath("multiply", kept, self.scale)
+        return b.multiply(kept, self.scale).astype(x.dtype, copy=False)
+
+    def backward(self, grad: Any) -> tuple[Any, None]:
+        (keep,) = self.saved_tensors
+        return grad * keep * self.scale, None
+
+
 # ---- activations ------------------------------------------------------------------------------
 
 class Erf(_Unary):

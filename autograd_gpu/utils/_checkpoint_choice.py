@@ -91,7 +91,8 @@ def _segments(cands: list[_Candidate], offload: bool = False) -> list[_Segment]:
 
 def _most(segments: list[_Segment], need: int) -> list[list[_Segment]]:
     """The choices that shed the most by each model (the largest need each still meets, found
-    by bisection below ``need``)."""
+    by bisection below ``need``), then the plain extremes: every block checkpointed alone, and
+    every block offloaded (where offloading is offered)."""
     out = []
     for choose in _MODELS:
         lo, hi, found = 0, need, None
@@ -104,6 +105,10 @@ def _most(segments: list[_Segment], need: int) -> list[list[_Segment]]:
                 lo, found = mid, got
         if found is not None:
             out.append(found)
+    for offload in (False, True):
+        alone = [g for g in segments if len(g.blocks) == 1 and g.offload == offload]
+        if alone:
+            out.append(sorted(alone, key=lambda g: g.blocks[0].order))
     return out
 
 

@@ -132,9 +132,18 @@ def test_linear_shape_error(device: str) -> None:
 # ---- dropout ---------------------------------------------------------------------------------
 
 def test_dropout_statistics_and_gradient(device: str) -> None:
+    """PyTorch's two dropouts: ``x * noise`` on the CPU (MulBackward0, keeps the float noise),
+    the fused native dropout on CUDA (NativeDropoutBackward0, keeps a bool mask: a quarter of
+    the bytes for float32)."""
     x = ag.ones(200, 500, device=device, requires_grad=True)
-    out = ag.nn.functional.dropout(x, p=0.3)
-    assert out.grad_fn.name() == "MulBackward0"
+    saved: list[Any] = []
+    with ag.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+        out = ag.nn.functional.dropout(x, p=0.3)
+    if device == "cuda":
+        assert out.grad_fn.name() == "NativeDropoutBackward0"
+        assert [t.dtype for t in saved] == [ag.bool] and saved[0].shape == x.shape
+    else:
+        assert out.grad_fn.name() == "MulBackward0" and [t.dtype for t in saved] == [ag.float32]
     kept = out.detach().cpu().numpy() != 0
     assert abs(kept.mean() - 0.7) < 0.01
     np.testing.assert_allclose(out.detach().cpu().numpy()[kept], 1 / 0.7, rtol=1e-6)
