@@ -76,6 +76,7 @@ __all__ = ["CheckpointPlan", "auto_checkpoint"]
 
 _CONTAINERS = ("ModuleList", "ModuleDict", "TransformerEncoder", "TransformerDecoder")
 _RELAX_TRIALS = 6  # measured steps the relax step may spend on cheaper choices
+_FALLBACK_TRIALS = 10  # measured steps for the choices tried when the search finds none
 
 
 @dataclass
@@ -183,8 +184,10 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
             least = min(least, low)
             if found is not None:
                 break
+        left = _FALLBACK_TRIALS
         for most in [] if found is not None else _most(segments, base_peak - limit):
-            if _key(most) not in trials.tried:  # NOTE: what sheds the most, by each model
+            if _key(most) not in trials.tried and left > 0:  # NOTE: see _most
+                left -= 1
                 trials.tried.add(_key(most))
                 _install(plan, most)
                 peak = measure()

@@ -90,9 +90,10 @@ def _segments(cands: list[_Candidate], offload: bool = False) -> list[_Segment]:
 
 
 def _most(segments: list[_Segment], need: int) -> list[list[_Segment]]:
-    """The choices that shed the most by each model (the largest need each still meets, found
-    by bisection below ``need``), then the plain extremes: every block checkpointed alone, and
-    every block offloaded (where offloading is offered)."""
+    """Choices to measure when none meets ``need``: those that shed the most by each model (the
+    largest need each still meets, found by bisection below ``need``), the plain extremes (every
+    block checkpointed alone, every block offloaded where offloading is offered), and the
+    models' choices for smaller needs."""
     out = []
     for choose in _MODELS:
         lo, hi, found = 0, need, None
@@ -109,6 +110,13 @@ def _most(segments: list[_Segment], need: int) -> list[list[_Segment]]:
         alone = [g for g in segments if len(g.blocks) == 1 and g.offload == offload]
         if alone:
             out.append(sorted(alone, key=lambda g: g.blocks[0].order))
+    # NOTE: and the models' choices for a quarter, a half and three quarters of ``need``: the
+    # choice that sheds the most can peak higher (its recomputations) than a smaller one
+    for share in (0.25, 0.5, 0.75):
+        for choose in _MODELS:
+            got = choose(segments, max(int(need * share), 1))
+            if got is not None:
+                out.append(got)
     return out
 
 
