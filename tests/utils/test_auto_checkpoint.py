@@ -266,7 +266,7 @@ def test_cnn_with_batchnorm_and_pooling(device: str) -> None:
 
     x = ag.randn(16, 8, 12, 12, device=device)
     plain, planned = build().to(device), build().to(device)
-    plan = auto_checkpoint(planned, x, budget="70%")
+    plan = auto_checkpoint(planned, x, budget="75%")
     assert (plan.checkpointed or plan.offloaded) and plan.predicted_peak <= plan.budget
     grads = [_step(plain, x)]
     plain.zero_grad()  # NOTE: its gradients alive would count in the planned step's peak
