@@ -70,7 +70,8 @@ from ..autograd.grad_mode import no_grad
 from ..device import CPU
 from ..profiler import _root as _array_root
 from ..tensor import Tensor
-from ._checkpoint_choice import _BUCKETS, _MODELS, _Candidate, _key, _most, _Segment, _segments
+from ._checkpoint_choice import (_BUCKETS, _MODELS, _Candidate, _cost, _key, _most, _seg_key,
+                                 _Segment, _segments)
 
 __all__ = ["CheckpointPlan", "auto_checkpoint"]
 
@@ -167,9 +168,10 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
                               rows=[{"module": c.name, "saved": c.saved, "seconds": c.seconds,
                                      "checkpointed": False, "offloaded": False}
                                     for c in candidates])
-        plan._keep = {_root_id(t) for t in list(module.parameters()) + list(module.buffers())}
+        plan._keep = _state_roots(module)
         if base_peak <= limit:
             return plan
+
         def measure() -> int:
             return _peak(module, example_args, loss_fn, dev)
 
@@ -206,7 +208,7 @@ def auto_checkpoint(module: Any, *example_args: Any, budget: int | str,
                               trials.tried, measure)
         plan.predicted_peak = peak
         plan._chosen = chosen
-        plan.predicted_overhead = sum(g.seconds for g in chosen) / max(step_seconds, 1e-9)
+        plan.predicted_overhead = _cost(chosen) / max(step_seconds, 1e-9)
         names, moved = set(plan.checkpointed), set(plan.offloaded)
         for r in plan.rows:
             r["checkpointed"] = r["module"] in names
@@ -281,13 +283,29 @@ def _root_id(t: Tensor) -> int:
     return id(_root(t))
 
 
+def _state_roots(module: Any) -> set[int]:
+    """The storages of ``module``'s parameters and buffers (by ``id``)."""
+    return {_root_id(t) for t in list(module.parameters()) + list(module.buffers())}
+
+
+def _timed(dev: Any, fn: Callable[[], Any]) -> float:
+    """The median of three runs of ``fn``, in seconds between synchronisations of ``dev``."""
+    took = []
+    for _ in range(3):
+        _sync(dev)
+        t0 = time.perf_counter()
+        fn()
+        _sync(dev)
+        took.append(time.perf_counter() - t0)
+    return _median(took)
+
+
 def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] | None,
              candidates: list[_Candidate], dev: Any) -> tuple[int, float]:
     """Steps with hooks: each candidate's saved bytes (and copies, for offloading) from one, its
     forward time the median of three; returns the step's peak and its time (the median of
     three hook-free steps)."""
-    existing = {_root_id(t) for t in list(module.parameters()) + list(module.buffers())}
-    existing |= {_root_id(a) for a in args if isinstance(a, Tensor)}
+    existing = _state_roots(module) | {_root_id(a) for a in args if isinstance(a, Tensor)}
     seen: set[int] = set()
     keep: list[Any] = []  # NOTE: the storages stay alive while profiling, so ids stay unique
     running: list[tuple[_Candidate, float]] = []
@@ -368,14 +386,7 @@ def _profile(module: Any, args: tuple[Any, ...], loss_fn: Callable[[Any], Any] |
         if key not in inputs:
             c.saved += n
     peak = _peak(module, args, loss_fn, dev)
-    took = []
-    for _ in range(3):
-        _sync(dev)
-        t0 = time.perf_counter()
-        _step(module, args, loss_fn)
-        _sync(dev)
-        took.append(time.perf_counter() - t0)
-    return peak, _median(took)
+    return peak, _timed(dev, lambda: _step(module, args, loss_fn))
 
 
 def _median(xs: list[float]) -> float:
@@ -389,14 +400,7 @@ def _offload_costs(candidates: list[_Candidate], dev: Any) -> None:
         from ..creation_fill import empty
 
         x = empty(n // 4, device=dev)
-        took = []
-        for _ in range(3):
-            _sync(dev)
-            t0 = time.perf_counter()
-            x.to("cpu").to(dev)
-            _sync(dev)
-            took.append(time.perf_counter() - t0)
-        return _median(took)
+        return _timed(dev, lambda: x.to("cpu").to(dev))
 
     small = 4096
     large = max([c.copy_bytes // max(c.copies, 1) for c in candidates] + [1 << 20])
@@ -441,11 +445,15 @@ def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: in
     choices. Two choices that peak at exactly the same bytes rule out the segments they share:
     the peak comes from them (a recomputation that brings back more than the step held there),
     not from what is left to shed; a choice that sheds less than half of what it was chosen for
-    rules out its largest recomputation (eight such lessons at most). Returns ((choice, its peak, the need it met) or None, the
-    smallest peak measured); a choice that fits stays installed."""
+    rules out its largest recomputation (eight such lessons at most). Returns ((choice, its
+    peak, the need it met) or None, the smallest peak measured); a choice that fits stays
+    installed."""
+    def allowed() -> list[_Segment]:
+        return [g for g in segments if _seg_key(g) not in trials.banned]
+
     least = 1 << 62
     bump = 0
-    active = [g for g in segments if _key([g])[0] not in trials.banned]
+    active = allowed()
     while count > 0:
         chosen = choose(active, need)
         if chosen is None:
@@ -471,12 +479,12 @@ def _search(plan: CheckpointPlan, segments: list[_Segment], need: int, limit: in
         if trials.base_peak - peak < need // 2:
             # NOTE: it shed less than half of what the model promised: its largest
             # recomputation, brought back next to the gradients, sets the peak
-            stuck = frozenset(_key([max(chosen, key=lambda g: g.back)]))
+            stuck = frozenset([_seg_key(max(chosen, key=lambda g: g.back))])
         if stuck and trials.lessons > 0:  # NOTE: a lesson, not a miss: the trial is given back
             trials.lessons -= 1
             count += 1
             trials.banned |= stuck
-            active = [g for g in segments if _key([g])[0] not in trials.banned]
+            active = allowed()
             continue
         need += peak - limit
     return None, least
@@ -486,14 +494,11 @@ def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, f
            limit: int, segments: list[_Segment], tried: set[tuple[str, ...]],
            measure: Callable[[], int]) -> tuple[list[_Segment], int]:
     """Look for a cheaper choice that still fits. The byte models err by a few per cent either
-    way, and the search may have asked for more than needed: both models' choices for a ladder
+    way, and the search may have asked for more than needed: the models' choices for a ladder
     of needs (the room left under the budget less than ``need``, and 80-100% of what the budget
     asks, ``first``) that cost less than ``chosen``, in order of cost, are searched by bisection
     (what fits is taken to stay fitting as the cost grows), at most ``_RELAX_TRIALS`` measured;
     the cheapest that fits is kept (``chosen`` otherwise)."""
-    def cost(c: list[_Segment]) -> float:
-        return sum(g.seconds for g in c)
-
     asks = {int(first * (0.8 + 0.02 * i)) for i in range(11)}
     if limit - peak > need // _BUCKETS:
         asks.add(need - (limit - peak))
@@ -501,9 +506,9 @@ def _relax(plan: CheckpointPlan, chosen: list[_Segment], peak: int, need: int, f
     for asked in sorted(a for a in asks if a > 0):
         for choose in _MODELS:
             other = choose(segments, asked)
-            if other is not None and _key(other) not in tried and cost(other) < cost(chosen):
+            if other is not None and _key(other) not in tried and _cost(other) < _cost(chosen):
                 found[_key(other)] = other
-    options = sorted(found.values(), key=cost)
+    options = sorted(found.values(), key=_cost)
     best: tuple[list[_Segment], int] = chosen, peak
     lo, hi, left = 0, len(options) - 1, _RELAX_TRIALS
     while lo <= hi and left > 0:

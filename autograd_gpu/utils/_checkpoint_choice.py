@@ -3,9 +3,9 @@ consecutive blocks of one ``Sequential``, or, on CUDA, a block offloaded to the 
 bytes the budget asks for at the least recompute and copy time. Pure bookkeeping on the
 profiled numbers: no tensors here; ``_auto_checkpoint`` profiles, installs and measures.
 
-Two models of the peak (see ``_choose_last`` and ``_choose_capped``); both are exact interval
-min-cost covers by one dynamic programme over the blocks in order and the bytes in
-``_BUCKETS`` buckets (``_cover``).
+Three models of the peak (``_choose_full``, ``_choose_last``, ``_choose_capped``, tried in that
+order: ``_MODELS``); each is an exact interval min-cost cover by one dynamic programme over the
+blocks in order and the bytes in ``_BUCKETS`` buckets (``_cover``).
 """
 
 from __future__ import annotations
@@ -125,25 +125,22 @@ def _choose_last(segments: list[_Segment], need: int) -> list[_Segment] | None:
 
     The model: a choice frees what its segments save, and backward brings the last segment's
     bytes back while it recomputes it, less what the blocks after it (not checkpointed) have
-    freed by then (what they saved and took as input). For each segment as the last one, the rest is a min-cost cover by the
-    segments before it, from one dynamic programme over the blocks in order and the bytes in
-    512 buckets (rounded down, so a choice never falls short); the cheapest over the last
-    segments."""
-    unit = max(need / _BUCKETS, 1.0)
+    freed by then (what they saved and took as input). For each segment as the last one, the
+    rest is a min-cost cover by the segments before it, from one dynamic programme over the
+    blocks in order and the bytes in 512 buckets (rounded down, so a choice never falls short);
+    the cheapest over the last segments."""
+    unit, goal = _grain(need)
     blocks, order = _block_order(segments)
     n = len(blocks)
-    # NOTE: what the blocks from k on save and take as input, checkpointed by none: backward
-    # has freed it by the time it recomputes a segment before them
-    after = [0] * (n + 1)
-    for k in range(n - 1, -1, -1):
-        after[k] = after[k + 1] + blocks[k].saved + blocks[k].inputs
-    goal = _BUCKETS if need > _BUCKETS else int(need)
+    # NOTE: what the blocks from k on hold (prefix[n] - prefix[k]), checkpointed by none:
+    # backward has freed it by the time it recomputes a segment before them
+    prefix = _held(blocks)
     inf = float("inf")
     dp, back = _cover(segments, order, n, goal, unit)
     best: tuple[float, Any, int, int] | None = None
     for g in segments:
         first, end = order[id(g.blocks[0])], order[id(g.blocks[-1])] + 1
-        back_bytes = max(0, g.back - after[end])
+        back_bytes = max(0, g.back - (prefix[n] - prefix[end]))
         rest = need + back_bytes - g.saved
         if rest > need:  # NOTE: it brings back more than it frees
             continue
@@ -166,7 +163,7 @@ def _choose_capped(segments: list[_Segment], need: int) -> list[_Segment] | None
     (as if any recomputation could come at the peak). For each cap on a segment's bytes, a
     min-cost cover by the segments under the cap (``_cover``); the cheapest over the caps. None
     when no choice covers ``need``."""
-    unit = max(need / _BUCKETS, 1.0)
+    unit, _ = _grain(need)
     blocks, order = _block_order(segments)
     n = len(blocks)
     best_choice: list[_Segment] | None = None
@@ -188,20 +185,37 @@ def _choose_full(segments: list[_Segment], need: int) -> list[_Segment] | None:
     plus what it brings back must stay within the room the blocks had at the forward's end less
     ``need``. One ``_cover`` with that test at each segment's start (on the shed bytes rounded
     down, so the test errs on the safe side)."""
-    unit = max(need / _BUCKETS, 1.0)
+    unit, goal = _grain(need)
     blocks, order = _block_order(segments)
     n = len(blocks)
-    prefix = [0] * (n + 1)
-    for k, c in enumerate(blocks):
-        prefix[k + 1] = prefix[k] + c.saved + c.inputs
+    prefix = _held(blocks)
     room = prefix[n] - need
-    goal = _BUCKETS if need > _BUCKETS else int(need)
 
     def admit(g: _Segment, pos: int, b: int) -> bool:
         return prefix[pos] - b * unit + g.back <= room
 
     dp, back = _cover(segments, order, n, goal, unit, admit)
     return None if dp[n][goal] == float("inf") else _trace(back, n, goal)
+
+
+def _grain(need: int) -> tuple[float, int]:
+    """The byte bucket for shedding ``need`` and the buckets ``need`` takes (``_BUCKETS``, or
+    ``need`` itself when it is smaller: one byte a bucket)."""
+    return max(need / _BUCKETS, 1.0), _BUCKETS if need > _BUCKETS else int(need)
+
+
+def _held(blocks: list[_Candidate]) -> list[int]:
+    """``prefix[k]``: what the first ``k`` blocks hold at the forward's end (all they save and
+    take as input)."""
+    prefix = [0] * (len(blocks) + 1)
+    for k, c in enumerate(blocks):
+        prefix[k + 1] = prefix[k] + c.saved + c.inputs
+    return prefix
+
+
+def _cost(chosen: list[_Segment]) -> float:
+    """A choice's recompute (and copy) time."""
+    return sum(g.seconds for g in chosen)
 
 
 def _block_order(segments: list[_Segment]) -> tuple[list[_Candidate], dict[int, int]]:
@@ -257,8 +271,12 @@ def _trace(back: list[list[Any]], pos: int, b: int) -> list[_Segment]:
     return chosen[::-1]
 
 
+def _seg_key(g: _Segment) -> str:
+    return g.name + " (offload)" * g.offload
+
+
 def _key(chosen: list[_Segment]) -> tuple[str, ...]:
-    return tuple(g.name + " (offload)" * g.offload for g in chosen)
+    return tuple(_seg_key(g) for g in chosen)
 
 
 # NOTE: the models in the order the search tries them: the per-segment one first, the optimistic
