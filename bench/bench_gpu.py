@@ -900,8 +900,11 @@ def junit_summary(path: str | Path) -> dict[str, Any]:
     # where both fail it is the test or the oracle (the GPU image's torch is not the pinned one)
     failed_set = set(failed)
     gpu_only = [f for f in failed if "[cuda" in f and f.replace("[cuda", "[cpu") not in failed_set]
+    # NOTE: tests without a device parameter run on the default device, the GPU where there is
+    # one (the train command's), or compare with the image's PyTorch: read each of these
+    untwinned = [f for f in failed if "cuda" not in f and "cpu" not in f]
     return {"counts": counts, "failed": failed, "cuda_skip_reasons": cuda_skips,
-            "gpu_only": gpu_only}
+            "gpu_only": gpu_only, "untwinned": untwinned}
 
 
 def format_junit_summary(summary: dict[str, Any], limit: int = 40) -> str:
@@ -911,6 +914,9 @@ def format_junit_summary(summary: dict[str, Any], limit: int = 40) -> str:
     gpu_only = summary.get("gpu_only", [])
     lines.append(f"failed on CUDA only (the CPU twin passed): {len(gpu_only)}")  # NOTE: fix first
     lines += [f"  {f}" for f in gpu_only[:limit]]
+    untwinned = summary.get("untwinned", [])
+    lines.append(f"failed without a device parameter (no twin; read each): {len(untwinned)}")
+    lines += [f"  {f}" for f in untwinned[:limit]]
     if summary["failed"]:
         lines.append(f"failed or errored ({len(summary['failed'])}):")
         lines += [f"  {f}" for f in summary["failed"][:limit]]

@@ -9,8 +9,10 @@
 # reports PASS, FAIL, TIMEOUT or SKIPPED (with the reason) in summary.md. Nothing is installed:
 # the GPU machine has no network. Expected time on an H100: a few minutes; every stage has a
 # time limit. The defaults add up to 11.5 minutes at worst; under a 10-minute call give smaller
-# ones (e.g. TESTS_TIMEOUT=240 BENCH_TIMEOUT=100 KERNELS_TIMEOUT=30 MEMORY_TIMEOUT=45
-# TRAIN_TIMEOUT=45: 9.3 minutes).
+# ones (e.g. TESTS_TIMEOUT=300 BENCH_TIMEOUT=60 KERNELS_TIMEOUT=25 MEMORY_TIMEOUT=30
+# TRAIN_TIMEOUT=30: 8.7 minutes). Measured on an H200 machine (2026-11-28, evening): the suite
+# reached 99% in 240 s; bench 37 s, each fused-kernel benchmark 17-23 s, memory plans 17 s,
+# training 9 s.
 #
 # Report folder ${OUT:-bench/gpu_report} (on the device tool, $OUT is the folder that comes
 # back; it brings back 8 files at most, so this script writes no more than these 8):

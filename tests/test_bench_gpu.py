@@ -179,6 +179,9 @@ def test_junit_summary_counts_cuda_tests(tmp_path: Path) -> None:
     assert summary["gpu_only"] == ["tests.ops.test_ops::test_op[cuda-exp]"]
     text = bench_gpu.format_junit_summary(summary)
     assert "failed on CUDA only (the CPU twin passed): 1" in text
+    assert summary["untwinned"] == ["tests.test_x::test_y"]
+    assert "failed without a device parameter (no twin; read each): 1\n  tests.test_x::test_y" \
+        in text
     assert text.splitlines()[:2] == ["all: 3 passed, 1 failed, 1 error, 2 skipped",
                                      "cuda: 1 passed, 1 failed, 0 error, 1 skipped"]
     assert bench_gpu.main(["--junit-summary", str(path)]) == 0

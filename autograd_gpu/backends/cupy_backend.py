@@ -25,6 +25,7 @@ from .base import Array, Axis, OutOfMemoryError, Shape
 from .composite import Composite
 from .families import Families
 from .numpy_backend import _QUIET_FP, _RESTORE_FP
+from .scatter import Determinism
 
 USE_KERNELS = os.environ.get("AUTOGRAD_GPU_KERNELS", "1") != "0"
 
@@ -440,9 +441,14 @@ class CupyBackend(Composite, Families):
             return None
         return out
 
-    @staticmethod
-    def index_add(x: Array, key: Any, values: Array) -> None:
-        _add_at(x, key, values)
+    def index_add(self, x: Array, key: Any, values: Array) -> None:
+        """``x[key] += values``, repeated positions accumulating: atomic adds, in any order (as
+        PyTorch's CUDA index_add_), or, under ``use_deterministic_algorithms(True)``, float sums
+        in sorted runs, the same bits every run."""
+        if Determinism.on and x.dtype.kind == "f":
+            self._segment_combine(x, key if isinstance(key, tuple) else (key,), values, "sum")
+        else:
+            _add_at(x, key, values)
 
     @staticmethod
     def is_contiguous(x: Array) -> bool:

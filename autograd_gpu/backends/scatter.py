@@ -24,6 +24,14 @@ _UFUNCS = {"sum": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum
 _ATOMIC_ADD = {"int32", "uint32", "uint64", "float16", "float32", "float64"}
 
 
+class Determinism:
+    """``torch.use_deterministic_algorithms``'s mode, as the backends read it: when on, CuPy's
+    float sums into repeated positions (``index_add``) take the sorted runs instead of atomic
+    adds, whose order (and so the rounding) varies from run to run."""
+
+    on = False
+
+
 class ScatterBackend:
     """The scatter family's primitives; ``self`` is the backend object."""
 
@@ -112,30 +120,54 @@ class ScatterBackend:
     def _segment_combine(self: Any, out: Array, key: tuple[Any, ...], values: Array,
                          reduce: str) -> None:
         """``_combine_at`` without ``ufunc.at``: the positions ``key`` selects (as flat C-order
-        numbers), sorted; each run of equal positions reduced by a segmented inclusive
-        Hillis-Steele scan (``ceil(log2(n))`` whole-array steps); the run's last element
-        combined into ``out``."""
+        numbers), reduced run by run (``_runs``) and combined into ``out``."""
         xp = self.xp
-        fn = getattr(xp, _UFUNCS[reduce])
         pos = xp.arange(out.size, dtype="int64").reshape(out.shape)[key]
         if not pos.size:
             return
-        vals = xp.broadcast_to(values, pos.shape).reshape(-1)
-        pos = pos.reshape(-1)
+        pos, acc = self._runs(pos.reshape(-1), xp.broadcast_to(values, pos.shape).reshape(-1),
+                              reduce)
+        where = xp.unravel_index(pos, out.shape)
+        fn = getattr(xp, _UFUNCS[reduce])
+        out[where] = fn(out[where], acc).astype(out.dtype, copy=False)
+
+    def index_add_rows(self: Any, out: Array, index: Array, rows: Array) -> None:
+        """``out[index] += rows`` (``index`` 1-d, ``rows`` of shape ``index.shape +
+        out.shape[1:]``), repeated rows summed in a fixed order on every device: NumPy's
+        ``add.at`` (sequential); on CuPy sorted runs (``_runs``) where float atomics would add
+        in any order. PyTorch's embedding backward is deterministic on CUDA too."""
+        if self.name != "cupy" or rows.dtype.kind != "f":
+            self.index_add(out, index, rows)  # NOTE: integer sums are exact in any order
+            return
+        if not index.size:
+            return
+        first, acc = self._runs(index, rows, "sum")
+        out[first] += acc.astype(out.dtype, copy=False)
+
+    def _runs(self: Any, pos: Array, vals: Array, reduce: str) -> tuple[Array, Array]:
+        """The distinct values of the 1-d ``pos``, ascending, and for each the reduction
+        ``reduce`` of its entries of ``vals`` (``vals[i]``: an element or a row sent to
+        ``pos[i]``): positions sorted, each run of equal ones reduced by a segmented inclusive
+        Hillis-Steele scan (``ceil(log2(longest run))`` whole-array steps), the run's last
+        element kept. Deterministic: no atomics."""
+        xp = self.xp
+        fn = getattr(xp, _UFUNCS[reduce])
         order = xp.argsort(pos)
         pos = pos[order]
         acc = vals[order]
         n = pos.size
-        step = 1
-        while step < n:
-            # NOTE: the right side is computed in full before the write (Hillis-Steele).
-            same = pos[step:] == pos[:-step]
-            acc[step:] = xp.where(same, fn(acc[step:], acc[:-step]), acc[step:])
-            step *= 2
         last = xp.ones(n, dtype="bool")
         last[:-1] = pos[1:] != pos[:-1]
-        where = xp.unravel_index(pos[last], out.shape)
-        out[where] = fn(out[where], acc[last]).astype(out.dtype, copy=False)
+        ends = xp.flatnonzero(last)
+        longest = int((ends - xp.concatenate((xp.asarray([-1]), ends[:-1]))).max())
+        trail = (1,) * (acc.ndim - 1)
+        step = 1
+        while step < longest:
+            # NOTE: the right side is computed in full before the write (Hillis-Steele).
+            same = (pos[step:] == pos[:-step]).reshape((-1,) + trail)
+            acc[step:] = xp.where(same, fn(acc[step:], acc[:-step]), acc[step:])
+            step *= 2
+        return pos[last], acc[last]
 
     def contiguous_copy(self: Any, x: Array) -> Array:
         """A C-contiguous copy of ``x`` (always a new array)."""

@@ -2,8 +2,11 @@
 the default device.
 
 What they do here: ``set_num_threads`` limits the BLAS thread pools (through ``threadpoolctl``
-when it is installed; NumPy's elementwise work is single-threaded anyway); our ops are
-deterministic on every device, so the determinism switches only record and report the mode;
+when it is installed; NumPy's elementwise work is single-threaded anyway); every op is
+deterministic on the CPU and nearly every one on CUDA: as in PyTorch, float sums into repeated
+positions there (``index_add_``, ``scatter_add_``, ``index_put_(accumulate=True)``, pooling
+backward) add atomically, in any order, unless ``use_deterministic_algorithms(True)`` asks for
+sorted runs (the embedding's backward always takes them, as PyTorch's does);
 float32 matrix products always run in full float32 (``highest``), the precision setting is
 recorded and validated as PyTorch's; denormals cannot be flushed from NumPy
 (``set_flush_denormal`` returns False, as PyTorch does where the CPU cannot); the default device
@@ -22,6 +25,7 @@ from typing import Any, Callable
 
 from .. import device as _device_mod
 from ..autograd.node import user_stacklevel
+from ..backends.scatter import Determinism as _Determinism
 
 __all__ = [
     "get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
@@ -81,11 +85,13 @@ def set_num_interop_threads(num: int) -> None:
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Record the determinism mode (every op here is deterministic already)."""
+    """Set the determinism mode: on CUDA, float sums into repeated positions then add in sorted
+    runs rather than atomically (the module docstring)."""
     if not isinstance(mode, bool):
         raise TypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
                         f"bool, not {type(mode).__name__}")
     _S.deterministic, _S.warn_only = mode, bool(warn_only) and mode
+    _Determinism.on = mode
 
 
 def are_deterministic_algorithms_enabled() -> bool:

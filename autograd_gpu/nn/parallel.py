@@ -84,12 +84,15 @@ class DataParallel(Module):
     def __init__(self, module: Module, device_ids: Sequence[Any] | None = None,
                  output_device: Any = None, dim: int = 0) -> None:
         super().__init__()
+        from .. import cuda
+
         self.module = module
-        self.device_ids = _device_ids(device_ids)
         self.dim = dim
-        if not self.device_ids:
-            self.output_device = None
+        if not cuda.is_available():  # NOTE: PyTorch ignores the ids without a GPU
+            self.device_ids, self.output_device = [], None
             return
+        self.device_ids = _device_ids(device_ids)
+        # NOTE: an empty list raises IndexError here, as PyTorch's does on a GPU machine
         self.output_device = self.device_ids[0] if output_device is None else (
             output_device if isinstance(output_device, int) else
             (as_device(output_device).index or 0))

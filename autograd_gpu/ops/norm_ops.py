@@ -289,7 +289,7 @@ class EmbeddingDenseBackward(_Lookup):
         dim = grad.shape[-1]
         rows = self._mask(grad.reshape(-1, dim)).astype(grad.dtype, copy=False)
         out = b.zeros((self.num, dim), grad.dtype)
-        b.index_add(out, self.indices.reshape(-1), rows)
+        b.index_add_rows(out, self.indices.reshape(-1), rows)
         return out
 
     def backward(self, grad: Any) -> tuple[Any]:

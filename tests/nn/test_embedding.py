@@ -141,3 +141,22 @@ ERRORS = [
 @pytest.mark.parametrize("fn", ERRORS)
 def test_embedding_errors(fn: Any, device: str) -> None:
     same_error(fn, device)
+
+
+def test_embedding_grad_with_long_runs_of_repeats(device: str) -> None:
+    """Thousands of lookups of few rows: the weight's gradient is PyTorch's (on CUDA the rows
+    are summed in sorted runs, in the same order every run, as PyTorch's CUDA backward)."""
+    rng = np.random.default_rng(1)
+    idx = rng.integers(0, 7, (64, 50))
+    weights = rng.standard_normal((7, 5)).astype(np.float32)
+    seed = rng.standard_normal((64, 50, 5)).astype(np.float32)
+    grads = []
+    for _ in range(2):
+        w = ag.tensor(weights, device=device, requires_grad=True)
+        (ag.nn.functional.embedding(ag.tensor(idx, device=device), w)
+         * ag.tensor(seed, device=device)).sum().backward()
+        grads.append(w.grad.cpu().numpy())
+    wt = torch.tensor(weights, requires_grad=True)
+    (torch.nn.functional.embedding(torch.tensor(idx), wt) * torch.tensor(seed)).sum().backward()
+    assert np.array_equal(grads[0], grads[1])
+    np.testing.assert_allclose(grads[0], wt.grad.numpy(), rtol=1e-5, atol=1e-4)

@@ -16,6 +16,12 @@ X = np.random.default_rng(0).standard_normal((6, 3))
 
 
 def test_no_devices_matches_torch() -> None:
+    if ag.cuda.is_available():  # NOTE: PyTorch on a GPU machine: device_ids[0] of []
+        with pytest.raises(IndexError, match="^list index out of range$"):
+            ag.nn.DataParallel(ag.nn.Linear(3, 2), device_ids=[])
+        return
+    assert ag.nn.DataParallel(ag.nn.Linear(3, 2), device_ids=[0, 1]).device_ids == \
+        torch.nn.DataParallel(torch.nn.Linear(3, 2), device_ids=[0, 1]).device_ids == []
     ours = ag.nn.DataParallel(ag.nn.Linear(3, 2), device_ids=[])
     theirs = torch.nn.DataParallel(torch.nn.Linear(3, 2), device_ids=[])
     assert repr(ours) == repr(theirs) and ours.device_ids == theirs.device_ids == []
@@ -36,6 +42,10 @@ def test_on_a_device(device: str) -> None:
     """On the CPU (no device ids) the module runs as it is; on CUDA (one id) the module moves to
     cuda:0 and a CPU input is scattered there."""
     ids = [] if device == "cpu" else [0]
+    if device == "cpu" and ag.cuda.is_available():  # NOTE: PyTorch's too: device_ids[0] of []
+        with pytest.raises(IndexError):
+            ag.nn.DataParallel(ag.nn.Linear(3, 2), device_ids=ids)
+        return
     net = ag.nn.Linear(3, 2)
     expected = net(ag.tensor(X, dtype=ag.float32))
     wrapped = ag.nn.DataParallel(net, device_ids=ids)

@@ -490,3 +490,52 @@ def test_segmented_reduction(dtype: str, reduce: str) -> None:
         np.testing.assert_allclose(got.astype("float64"), want.astype("float64"),
                                    rtol=1e-2 if dtype == "float16" else 1e-6,
                                    atol=1e-2 if dtype == "float16" else 1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("rows", [(3,), (4, 2), ()])
+def test_index_add_rows_in_sorted_runs(dtype: str, rows: tuple[int, ...]) -> None:
+    """The embedding backward's CuPy path (sorted runs, no atomics) gives NumPy's ``add.at``:
+    runs of every length up to 40, rows of any trailing shape (no GPU needed)."""
+    b = ag.tensor(0.0).backend
+    cupy_path = type(b).__new__(type(b))
+    cupy_path.name = "cupy"  # NOTE: CuPy's branches, on NumPy arrays
+    rng = np.random.default_rng(3)
+    index = np.concatenate([np.full(40, 2), np.arange(6), rng.integers(0, 6, 50)])
+    rng.shuffle(index)
+    values = _data((index.size, *rows), dtype, 4)
+    out = _data((6, *rows), dtype, 5)
+    want = out.copy()
+    np.add.at(want, index, values)
+    got = out.copy()
+    cupy_path.index_add_rows(got, index, values)
+    tol = 1e-5 if dtype == "float32" else 1e-12  # NOTE: the sums' order differs: cancellation
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    empty = out.copy()
+    cupy_path.index_add_rows(empty, index[:0], values[:0])
+    assert np.array_equal(empty, out)
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_index_add_with_repeats_under_either_mode(device: str, deterministic: bool) -> None:
+    """``index_add_`` and ``put_(accumulate=True)`` with many repeats give PyTorch's sums
+    whichever way the repeats are added (atomics, or sorted runs under
+    ``use_deterministic_algorithms(True)``)."""
+    rng = np.random.default_rng(0)
+    index = rng.integers(0, 4, 300)
+    src = rng.standard_normal((300, 3))
+    ag.use_deterministic_algorithms(deterministic)
+    try:
+        x = ag.zeros(4, 3, dtype=ag.float64, device=device)
+        x.index_add_(0, ag.tensor(index, device=device), ag.tensor(src, device=device))
+        y = ag.zeros(4, 3, dtype=ag.float64, device=device)
+        y.put_(ag.tensor(index * 3 + 1, device=device), ag.tensor(src[:, 0], device=device),
+               accumulate=True)
+    finally:
+        ag.use_deterministic_algorithms(False)
+    want = torch.zeros(4, 3, dtype=torch.float64).index_add_(0, torch.tensor(index),
+                                                             torch.tensor(src))
+    np.testing.assert_allclose(to_np(x), want.numpy(), rtol=1e-12, atol=1e-12)
+    put = torch.zeros(4, 3, dtype=torch.float64).put_(torch.tensor(index * 3 + 1),
+                                                      torch.tensor(src[:, 0]), accumulate=True)
+    np.testing.assert_allclose(to_np(y), put.numpy(), rtol=1e-12, atol=1e-12)
