@@ -191,7 +191,9 @@ class Composite:
             return None
         if lo == 0 and index.dtype.kind == "i":
             # NOTE: a negative entry read unsigned is above any bound: one reduction for both
-            if int(self.max(index.view(f"u{index.dtype.itemsize}"))) < hi:
+            # NOTE: compared as arrays, read back as one bool (a compiled step's replay checks
+            # that bool, which holds from batch to batch, not the largest index)
+            if bool(self.max(index.view(f"u{index.dtype.itemsize}")) < hi):
                 return None
         else:
             least, most = self.extremes(index)

@@ -1,0 +1,248 @@
+"""``compile``: record a step once, check one replay against eager, then replay it.
+
+Per signature (``_state.signature``: what a replay assumes) a compiled function goes through
+three states. The first call runs eagerly while it is recorded (``_trace.Trace``). The second
+runs the replay on a snapshot of everything the step changes, undoes it, runs eagerly and
+compares the two bit for bit: a step the recording misread (a value it kept as a constant, a
+Python side effect it cannot see) is caught here and stays eager, with one warning naming what
+differed. From the third call on, the replay alone runs. A recording that breaks (a value read
+back to Python, a data-dependent shape, a CUDA tensor for now) leaves the signature eager, with
+one warning naming the cause; under ``fullgraph=True`` it raises instead. More signatures than
+``cache_size_limit`` make the function eager (PyTorch's ``recompile_limit``).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..autograd.node import user_stacklevel
+from ..backends.numpy_backend import _QUIET_FP, _RESTORE_FP
+from ..nn.module import Module
+from ..tensor import Tensor
+from . import _state
+from ._program import GuardFailed, Program
+from ._trace import CALL, FullGraphError, Trace
+
+cache_size_limit = 8
+_MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
+@dataclass
+class _Entry:
+    """One signature's state: "check" (recorded, not yet checked), "replay" or "eager"."""
+    state: str
+    program: Program | None = None
+    cause: str | None = None
+    calls: int = 0
+
+
+@dataclass
+class Explanation:
+    """What ``compile`` made of a function (``explain``): its recordings and breaks."""
+    signatures: int = 0
+    replaying: int = 0
+    eager: int = 0
+    break_reasons: list[str] = field(default_factory=list)
+    ops_recorded: list[int] = field(default_factory=list)
+    ops_replayed: list[int] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [f"Signatures: {self.signatures} ({self.replaying} replaying, {self.eager} eager)",
+                 f"Graph Break Count: {len(self.break_reasons)}",
+                 "Break Reasons:"]
+        lines += [f"  {i + 1}. {r}" for i, r in enumerate(self.break_reasons)] or ["  none"]
+        for i, (a, b) in enumerate(zip(self.ops_recorded, self.ops_replayed)):
+            lines.append(f"Recording {i + 1}: {a} array ops recorded, {b} replayed")
+        return "\n".join(lines)
+
+
+class CompiledFunction:
+    """``fn`` compiled (module docstring); call it as ``fn``."""
+
+    def __init__(self, fn: Callable[..., Any], fullgraph: bool, owner: Any = None) -> None:
+        self._fn = fn
+        self._fullgraph = fullgraph
+        self._owner = owner  # NOTE: a compiled module's forward: the module, for discovery
+        self._entries: dict[Any, _Entry] = {}
+        self._warned: set[str] = set()
+        self._limit_hit = False
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        found = _state.discover(self._owner if self._owner is not None else self._fn, args,
+                                kwargs)
+        tensors = _state.tensors_of(found)
+        key = _state.signature(found, tensors, args, kwargs)
+        entry = self._entries.get(key)
+        if entry is None:
+            if len(self._entries) >= cache_size_limit:
+                if not self._limit_hit:
+                    self._limit_hit = True
+                    self._warn(f"{self._name()} hit cache_size_limit ({cache_size_limit}): "
+                               "more signatures (shapes, dtypes, training flags, which grads "
+                               "exist) than that run eagerly")
+                return self._fn(*args, **kwargs)
+            return self._record(key, found, args, kwargs)
+        entry.calls += 1
+        if entry.state == "eager":
+            return self._fn(*args, **kwargs)
+        if entry.state == "check":
+            return self._check(entry, found, tensors, args, kwargs)
+        return self._replay(entry, args, kwargs)
+
+    # ---- the three states ---------------------------------------------------------------------
+    def _record(self, key: Any, found: Any, args: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
+        trace = Trace(found, self._fullgraph)
+        try:
+            result = trace.run(self._fn, args, kwargs)
+        except FullGraphError:
+            self._entries[key] = _Entry("eager", cause="fullgraph")
+            raise
+        except BaseException:
+            raise  # NOTE: no entry: the next call records again, as eager would run again
+        if trace.program is None:
+            cause = trace.cause or "unknown"
+            if self._fullgraph:
+                self._entries[key] = _Entry("eager", cause=cause)
+                raise FullGraphError(f"compile(fullgraph=True): {cause}")
+            self._entries[key] = _Entry("eager", cause=cause)
+            self._warn(f"{self._name()} runs eagerly: {cause}")
+        else:
+            self._entries[key] = _Entry("check", trace.program)
+        return result
+
+    def _check(self, entry: _Entry, found: Any, tensors: list[Tensor], args: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> Any:
+        snap = _state.Snapshot(found, tensors)
+        cause: str | None = None
+        try:
+            replayed = self._replay(entry, args, kwargs)
+            after_replay = _state.state_arrays(found, tensors, replayed)
+        except GuardFailed as e:
+            cause = f"{e} changed between calls"
+        except Exception as e:  # noqa: BLE001 - any failure of the check makes it eager
+            cause = f"the replay failed ({type(e).__name__}: {e})"
+        snap.restore()
+        result = self._fn(*args, **kwargs)
+        if cause is None:
+            diff = _state.first_difference(after_replay, _state.state_arrays(found, tensors,
+                                                                                result))
+            if diff is not None:
+                cause = f"the replay's {diff} differs from the eager step's"
+        if cause is not None:
+            entry.state, entry.cause, entry.program = "eager", cause, None
+            if self._fullgraph:
+                raise FullGraphError(f"compile(fullgraph=True): {cause}")
+            self._warn(f"{self._name()} runs eagerly: {cause}")
+        else:
+            entry.state = "replay"
+        return result
+
+    def _replay(self, entry: _Entry, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        program = entry.program
+        assert program is not None
+        token = _QUIET_FP()
+        CALL.args, CALL.kwargs = args, kwargs
+        try:
+            out = program.run()
+        except GuardFailed as e:
+            if entry.state == "replay":
+                entry.state, entry.cause, entry.program = "eager", str(e), None
+                raise RuntimeError(
+                    f"compile: {e} differs from the recorded call, so the replay of "
+                    f"{self._name()} stopped part-way; this signature runs eagerly from now "
+                    "on") from None
+            raise
+        finally:
+            _RESTORE_FP(token)
+            CALL.args, CALL.kwargs = (), {}
+        return _build(out)
+
+    # ---- reports ----------------------------------------------------------------------------
+    def _name(self) -> str:
+        return f"compile({getattr(self._fn, '__qualname__', repr(self._fn))})"
+
+    def _warn(self, text: str) -> None:
+        if text not in self._warned:
+            self._warned.add(text)
+            warnings.warn(text, UserWarning, stacklevel=user_stacklevel())
+
+    def explain(self) -> Explanation:
+        ex = Explanation(signatures=len(self._entries))
+        for e in self._entries.values():
+            if e.state == "eager":
+                ex.eager += 1
+                ex.break_reasons.append(e.cause or "unknown")
+            else:
+                ex.replaying += e.state == "replay"
+                if e.program is not None:
+                    ex.ops_recorded.append(e.program.n_recorded)
+                    ex.ops_replayed.append(len(e.program.instrs))
+        return ex
+
+
+def _build(out: Any) -> Any:
+    """The result of a replay from its evaluated template (``Trace._outputs``)."""
+    if out is None:
+        return None
+    tag = out[0]
+    if tag == "tensor":
+        return Tensor._make(out[1], out[2])
+    if tag == "value":
+        return out[1]
+    kind, items = out
+    if kind is dict:
+        return {k: _build(v) for k, v in items.items()}
+    built = [_build(v) for v in items]
+    return kind(built) if kind is not list else built
+
+
+class OptimizedModule(Module):
+    """A module whose calls are compiled (``compile(module)``); the module itself is
+    ``_orig_mod``, and its state_dict keys start with ``_orig_mod.``, as PyTorch's."""
+
+    def __init__(self, mod: Module, fullgraph: bool) -> None:
+        super().__init__()
+        self._orig_mod = mod
+        self._compiled_call = CompiledFunction(mod.__call__, fullgraph, owner=mod)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled_call(*args, **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled_call(*args, **kwargs)
+
+    def explain(self) -> Explanation:
+        return self._compiled_call.explain()
+
+
+def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None,  # noqa: A001
+            backend: Any = "inductor", mode: str | None = None,
+            options: dict[str, Any] | None = None, disable: bool = False) -> Any:
+    """``torch.compile``: ``model`` (a function or an ``nn.Module``) recorded on its first call
+    per signature and replayed after one checked replay (module docstring); as a decorator
+    with or without arguments. ``backend``, ``dynamic`` and ``options`` are accepted and
+    checked; every backend replays the same recording. ``disable=True`` returns ``model``."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: default, "
+                           "reduce-overhead, max-autotune, max-autotune-no-cudagraphs")
+    if not (callable(backend) or isinstance(backend, str)):
+        raise TypeError(f"backend must be a string or a callable, not {type(backend).__name__}")
+    del dynamic
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, backend=backend, mode=mode,
+                                 options=options, disable=disable)
+    if not callable(model):
+        raise RuntimeError("model must be a Module or a callable")
+    if disable:
+        return model
+    if isinstance(model, Module):
+        return OptimizedModule(model, fullgraph)
+    return CompiledFunction(model, fullgraph)

@@ -1,0 +1,184 @@
+"""A recording (``_sym.Recorder``) as one straight-line Python function.
+
+Each instruction becomes one line of generated source: ``s12 = F3(s4, s7, out=None)``,
+``s13 = s12.reshape(c2)``, ``s9[c4] = s13``, ``if not _eq(bool(s21), E5): _fail(5)``. Callables,
+constants and expected values are the function's globals; slots are its locals, so a replay
+costs the NumPy calls and little else. Instructions whose results nothing reads, and which write
+nothing, are dropped first (the eager step's validation arithmetic whose outcome a guard already
+checks stays, since the guard reads it).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from ._sym import Const, Host, Instr, Slot
+
+
+class GuardFailed(Exception):
+    """A value the recorded step read back to Python differs on replay (``index``: the guard)."""
+
+    def __init__(self, index: int, where: str) -> None:
+        super().__init__(where)
+        self.index = index
+
+
+_READS: dict[str, Callable[..., Any]] = {
+    "__bool__": bool, "__int__": int, "__float__": float, "__complex__": complex,
+    "__index__": operator.index, "item": lambda a, *args: a.item(*args),
+    "tolist": lambda a: a.tolist(),
+}
+
+
+def _eq(a: Any, b: Any) -> bool:
+    """``a == b``, NaN equal to NaN (a guard on a value that was NaN holds while it stays NaN)."""
+    if a is b:
+        return True
+    try:
+        if a == b:
+            return True
+    except (TypeError, ValueError):
+        return False
+    return isinstance(a, float) and isinstance(b, float) and a != a and b != b
+
+
+def _slots_in(template: Any) -> list[int]:
+    if isinstance(template, Slot):
+        return [template.n]
+    if type(template) in (tuple, list):
+        return [n for t in template for n in _slots_in(t)]
+    if type(template) is dict:
+        return [n for t in template.values() for n in _slots_in(t)]
+    if isinstance(template, Instr):
+        return []
+    return []
+
+
+def prune(instrs: list[Instr], live_out: set[int]) -> list[Instr]:
+    """``instrs`` without the pure ones whose results nothing later reads (``live_out``: the
+    slots read after the program: its outputs)."""
+    live = set(live_out)
+    kept: list[Instr] = []
+    for ins in reversed(instrs):
+        outs = _slots_in(ins.out)
+        if ins.pure and not any(n in live for n in outs) and not _has_host(ins.out):
+            continue
+        kept.append(ins)
+        live.update(_slots_in(ins.args))
+        live.update(_slots_in(ins.kwargs))
+    kept.reverse()
+    return kept
+
+
+def _has_host(template: Any) -> bool:
+    if isinstance(template, Host):
+        return True
+    return type(template) is tuple and any(_has_host(t) for t in template)
+
+
+class Program:
+    """The generated replay of one recording (module docstring). ``run()`` replays it and
+    returns the slots named in ``outputs`` (a template)."""
+
+    def __init__(self, instrs: list[Instr], consts: list[Any], outputs: Any,
+                 wheres: list[str] | None = None) -> None:
+        self.instrs = prune(instrs, set(_slots_in(outputs)))
+        self.n_recorded = len(instrs)
+        self._globals: dict[str, Any] = {"_eq": _eq, "_fail": self._fail, "_np": np}
+        self._guards: list[str] = []
+        for i, c in enumerate(consts):
+            self._globals[f"c{i}"] = c
+        lines = ["def _replay():"]
+        for ins in self.instrs:
+            lines += ["    " + line for line in self._lines(ins)]
+        lines.append(f"    return {self._expr(outputs)}")
+        self.source = "\n".join(lines)
+        exec(compile(self.source, "<autograd_gpu.compile replay>", "exec"), self._globals)
+        self.run: Callable[[], Any] = self._globals["_replay"]
+
+    def _name(self, prefix: str, obj: Any) -> str:
+        name = f"{prefix}{len(self._globals)}"
+        self._globals[name] = obj
+        return name
+
+    def _fail(self, index: int) -> None:
+        raise GuardFailed(index, self._guards[index])
+
+    def _guard(self, where: str) -> int:
+        self._guards.append(where)
+        return len(self._guards) - 1
+
+    def _expr(self, t: Any) -> str:
+        if isinstance(t, Slot):
+            return f"s{t.n}"
+        if isinstance(t, Const):
+            return f"c{t.n}"
+        if type(t) is tuple:
+            return "(" + "".join(self._expr(x) + ", " for x in t) + ")"
+        if type(t) is list:
+            return "[" + ", ".join(self._expr(x) for x in t) + "]"
+        if type(t) is dict:
+            return "{" + ", ".join(f"{k!r}: {self._expr(v)}" for k, v in t.items()) + "}"
+        if type(t) is slice:
+            return f"slice({self._expr(t.start)}, {self._expr(t.stop)}, {self._expr(t.step)})"
+        if t is Ellipsis:
+            return "..."
+        if t is None or type(t) in (int, bool, str, float):
+            return repr(t)
+        return self._name("k", t)
+
+    def _call_args(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+        parts = [self._expr(a) for a in args]
+        parts += [f"{k}={self._expr(v)}" for k, v in kwargs.items()]
+        return ", ".join(parts)
+
+    def _unpack(self, out: Any, value: str, where: str) -> list[str]:
+        if out is None:
+            return []
+        if isinstance(out, Slot):
+            return [f"s{out.n} = {value}"]
+        if isinstance(out, Host):
+            g = self._guard(where)
+            return [f"if not _eq({value}, {self._name('E', out.value)}): _fail({g})"]
+        lines: list[str] = []
+        for i, o in enumerate(out):
+            lines += self._unpack(o, f"{value}[{i}]", where)
+        return lines
+
+    def _lines(self, ins: Instr) -> list[str]:
+        k = ins.kind
+        if k == "call":
+            call = f"{self._name('F', ins.fn)}({self._call_args(ins.args, ins.kwargs)})"
+        elif k == "method":
+            obj, *rest = ins.args
+            call = f"{self._expr(obj)}.{ins.fn}({self._call_args(tuple(rest), ins.kwargs)})"
+        elif k == "getattr":
+            call = f"{self._expr(ins.args[0])}.{ins.fn}"
+        elif k == "getitem":
+            call = f"{self._expr(ins.args[0])}[{self._expr(ins.args[1])}]"
+        elif k == "setitem":
+            obj, key, value = ins.args
+            return [f"{self._expr(obj)}[{self._expr(key)}] = {self._expr(value)}"]
+        elif k == "guard":
+            obj, *rest = ins.args
+            g = self._guard(f"a value read back with {ins.fn}() ({ins.where or 'in the step'})")
+            read = f"{self._name('R', _READS[ins.fn])}({self._call_args(tuple(ins.args), {})})"
+            del obj, rest
+            return [f"if not _eq({read}, {self._name('E', ins.expect)}): _fail({g})"]
+        elif k == "shape":
+            g = self._guard("a data-dependent shape")
+            return [f"if {self._expr(ins.args[0])}.shape != {ins.expect!r}: _fail({g})"]
+        elif k in ("load", "opaque"):
+            call = f"{self._name('L' if k == 'load' else 'O', ins.fn)}()"
+        elif k == "store":
+            return [f"{self._name('S', ins.fn)}({self._call_args(ins.args, {})})"]
+        else:  # pragma: no cover - the recorder makes no other kind
+            raise AssertionError(k)
+        if ins.out is None:
+            return [call]
+        if isinstance(ins.out, Slot):
+            return [f"s{ins.out.n} = {call}"]
+        return ["_r = " + call] + self._unpack(ins.out, "_r", f"a value {ins.kind} returned")

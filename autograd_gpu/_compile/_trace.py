@@ -1,0 +1,432 @@
+"""One traced call: the step runs eagerly while a ``Recorder`` writes it down.
+
+Before the call, every place of the step (each tensor's array, each parameter's gradient slot)
+holds a SymArray loaded by a ``load`` instruction; NumPy's creation functions, the random
+generators' draws, the optimizers' and schedulers' ``step``/``zero_grad`` and the user-facing
+``Tensor`` reads (``item``, ``tolist``, ``bool``, printing) are patched for the call. An
+optimizer or scheduler call is *opaque*: the places are written back (``store``), the call runs
+as it is, unrecorded, and the places load again after it; a replay calls it again, so its Python
+state (step counts, learning rates, new state tensors) evolves as in eager. A user-facing read of
+a tensor's value ends the recording (a ``Break``: the rest of the call runs eagerly, and the
+signature stays eager); under ``fullgraph=True`` it raises instead.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable
+
+import numpy as np
+
+from ..autograd import node as _node
+from ..backends import torch_rng
+from ..tensor import _ARRAY_TYPES, Tensor
+from . import _sym
+from ._program import Program
+from ._state import Found, tensors_of
+from ._sym import ACTIVE, Break, Instr, Recorder, Slot, SymArray, raw
+
+_LOCK = threading.RLock()
+# NOTE: NumPy's functions that make arrays from Python values (no array argument to dispatch on)
+_CREATORS = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity", "array",
+             "asarray", "asanyarray", "ascontiguousarray", "tri")
+_DRAWS = ("random", "uniform", "normal", "standard_normal", "integers", "permutation", "poisson",
+          "binomial")
+_READS = ("item", "tolist", "__bool__", "__float__", "__int__", "__index__", "__repr__",
+          "__str__", "__format__", "numpy")
+
+
+class FullGraphError(RuntimeError):
+    """``compile(fullgraph=True)`` met something a replay cannot repeat."""
+
+
+class Trace:
+    """The recording of one call of ``fn`` (module docstring). After ``run``: ``result`` (the
+    eager result), ``program`` (None when the recording broke) and ``cause``."""
+
+    def __init__(self, found: Found, fullgraph: bool) -> None:
+        self.found = found
+        self.fullgraph = fullgraph
+        self.rec = Recorder()
+        self.rec.on_break = self._stop
+        self.cause: str | None = None
+        self.program: Program | None = None
+        self.result: Any = None
+        self._data: dict[int, tuple[Tensor, SymArray]] = {}  # id(tensor) -> installed array
+        self._grads: dict[int, tuple[Tensor, Any]] = {}  # id(param) -> its grad at load
+        self.backward_ran = False
+        self._arg_paths: dict[int, tuple[Any, ...]] = {}
+
+    # ---- places -----------------------------------------------------------------------------
+    def _at(self, t: Tensor) -> _Locate:
+        return _Locate(t, self._arg_paths.get(id(t)))
+
+    def _tensors(self) -> list[Tensor]:
+        ts = tensors_of(self.found)
+        grads = [t._grad for t in ts if t._grad is not None]
+        return ts + [g for g in grads if all(g is not t for t in ts)]
+
+    def load(self) -> None:
+        """Every place holds a SymArray, loaded from the live tensor on replay."""
+        rec = self.rec
+        for t in self._tensors():
+            arr = t._data
+            if not isinstance(arr, np.ndarray):
+                raise Break(f"a {t._device} tensor (the replay runs on the CPU for now)")
+            if isinstance(arr, SymArray):
+                arr = raw(arr)
+            sym = rec.new_slot(arr)
+            rec.roots[id(arr)] = sym._slot
+            t._data = sym
+            self._data[id(t)] = (t, sym)
+            rec.instrs.append(Instr("load", _Loader(self._at(t)), out=Slot(sym._slot)))
+            if t._grad is not None or t._requires_grad:
+                self._grads[id(t)] = (t, t._grad)
+
+    def store(self) -> None:
+        """Write back what changed since the last ``load`` (new gradients, replaced arrays), and
+        give every place its plain array again."""
+        rec = self.rec
+        for t, sym in self._data.values():
+            cur = t._data
+            if cur is not sym:
+                if not isinstance(cur, SymArray) or cur._slot < 0:
+                    raise Break("a tensor's array replaced by one the recording did not see")
+                rec.instrs.append(Instr("store", _DataSetter(self._at(t)), (Slot(cur._slot),),
+                                        pure=False))
+        for p, was in self._grads.values():
+            cur = p._grad
+            if cur is was:
+                continue
+            if cur is None:
+                rec.instrs.append(Instr("store", _GradSetter(self._at(p), None), pure=False))
+                continue
+            data = cur._data
+            if not isinstance(data, SymArray) or data._slot < 0:
+                raise Break("a gradient made where the recording could not see it")
+            rec.instrs.append(Instr("store", _GradSetter(self._at(p), cur._device),
+                                    (Slot(data._slot),), pure=False))
+        self.unwrap()
+
+    def unwrap(self) -> None:
+        for t in self._tensors():
+            if isinstance(t._data, SymArray):
+                t._data = raw(t._data)
+        self._data.clear()
+        self._grads.clear()
+
+    # ---- the call ----------------------------------------------------------------------------
+    def run(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        _paths((args, kwargs), (), self._arg_paths)
+        with _LOCK:
+            patches = _Patches(self)
+            try:
+                self.load()
+            except Break as b:
+                self.unwrap()
+                self._stop(b.cause, during_call=False)
+                self.result = fn(*args, **kwargs)
+                return self.result
+            ACTIVE.rec = self.rec
+            patches.apply()
+            try:
+                self.result = fn(*args, **kwargs)
+            except BaseException:
+                self._stop("the step raised", during_call=False)
+                raise
+            finally:
+                ACTIVE.rec = None
+                patches.undo()
+                if self.cause is None:
+                    try:
+                        self.store()
+                    except Break as b:
+                        self._stop(b.cause, during_call=False)
+                self.unwrap()
+                self.result = _plain_result(self.result)
+            if self.cause is None:
+                self._finish(self.result)
+            return self.result
+
+    def _stop(self, cause: str, during_call: bool = True) -> None:
+        """End the recording; the rest of the call runs eagerly (``fullgraph``: raise)."""
+        if self.cause is None:
+            self.cause = cause
+        ACTIVE.rec = None
+        if self.fullgraph and during_call:
+            raise FullGraphError(f"compile(fullgraph=True): {cause}")
+
+    def _finish(self, result: Any) -> None:
+        outputs = self._outputs(result)
+        if self.cause is not None:
+            return
+        self.program = Program(self.rec.instrs, self.rec.consts, outputs)
+
+    def _outputs(self, result: Any) -> Any:
+        """The result's template: its tensors as the slots of their arrays."""
+        if isinstance(result, Tensor):
+            if result._requires_grad and result._grad_fn is not None and not self.backward_ran:
+                self._stop("the result needs grad and backward runs outside the compiled "
+                           "function (a replay keeps no autograd graph)", during_call=False)
+                return None
+            slot = self.rec.roots.get(id(result._data))
+            sym = next((s for s in self.rec.keep if isinstance(s, SymArray)
+                        and raw(s) is result._data), None)
+            n = sym._slot if sym is not None else slot
+            if n is None:
+                self._stop("a result tensor made where the recording could not see it",
+                           during_call=False)
+                return None
+            return ("tensor", Slot(n), result._device)
+        if isinstance(result, (tuple, list)):
+            return (type(result), [self._outputs(r) for r in result])
+        if isinstance(result, dict):
+            return (dict, {k: self._outputs(v) for k, v in result.items()})
+        if result is None or isinstance(result, (bool, int, str)):
+            return ("value", result)
+        self._stop(f"a result of type {type(result).__name__}", during_call=False)
+        return None
+
+
+def _plain_result(obj: Any) -> Any:
+    if isinstance(obj, Tensor):
+        if isinstance(obj._data, SymArray):
+            obj._data = raw(obj._data)
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            _plain_result(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _plain_result(o)
+    return obj
+
+
+class _Call(threading.local):
+    """The arguments of the call a replay serves (its loads of argument tensors read them)."""
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = {}
+
+
+CALL = _Call()
+
+
+def _paths(obj: Any, path: tuple[Any, ...], out: dict[int, tuple[Any, ...]]) -> None:
+    """``id(tensor) -> path`` for the tensors among the call's arguments."""
+    if isinstance(obj, Tensor):
+        out.setdefault(id(obj), path)
+    elif isinstance(obj, (tuple, list)):
+        for i, o in enumerate(obj):
+            _paths(o, path + (i,), out)
+    elif isinstance(obj, dict):
+        for k, o in obj.items():
+            _paths(o, path + (k,), out)
+
+
+class _Locate:
+    """The tensor a place belongs to on replay: the same object (a parameter, a buffer), or the
+    one at the same position among the call's arguments."""
+    __slots__ = ("t", "path")
+
+    def __init__(self, t: Tensor, path: tuple[Any, ...] | None) -> None:
+        self.t, self.path = t, path
+
+    def __call__(self) -> Tensor:
+        if self.path is None:
+            return self.t
+        obj: Any = (CALL.args, CALL.kwargs)
+        for k in self.path:
+            obj = obj[k]
+        return obj
+
+
+class _Loader:
+    __slots__ = ("at",)
+
+    def __init__(self, at: _Locate) -> None:
+        self.at = at
+
+    def __call__(self) -> Any:
+        return self.at()._data
+
+
+class _DataSetter:
+    __slots__ = ("at",)
+
+    def __init__(self, at: _Locate) -> None:
+        self.at = at
+
+    def __call__(self, a: Any) -> None:
+        self.at()._data = a
+
+
+class _GradSetter:
+    __slots__ = ("at", "dev")
+
+    def __init__(self, at: _Locate, dev: Any) -> None:
+        self.at, self.dev = at, dev
+
+    def __call__(self, a: Any = None) -> None:
+        self.at()._grad = None if a is None else Tensor._make(a, self.dev)
+
+
+class _Draw:
+    """A generator's draw on replay: from the generator's current stream (``manual_seed``
+    replaces a ``Generator``'s stream object)."""
+
+    def __init__(self, owner: Any, gen: Any, name: str) -> None:
+        self.owner, self.gen, self.name = owner, gen, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        gen = self.owner._gen if self.owner is not None else self.gen
+        return getattr(gen, self.name)(*args, **kwargs)
+
+
+class _Patches:
+    """The patches of one trace (module docstring), applied and undone under the lock."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.undos: list[Callable[[], None]] = []
+
+    def _set(self, obj: Any, name: str, value: Any, instance: bool = False) -> None:
+        """``obj.name = value`` until ``undo``; what ``obj`` itself held (a class's raw
+        ``staticmethod``, or nothing for an instance's method) comes back exactly."""
+        del instance
+        own = vars(obj)
+        had = name in own
+        old = own.get(name)
+        setattr(obj, name, value)
+        self.undos.append(lambda: setattr(obj, name, old) if had else delattr(obj, name))
+
+    def apply(self) -> None:
+        from ..backends.numpy_backend import NumpyBackend
+
+        _ARRAY_TYPES.add(SymArray)  # NOTE: Tensor._make passes it through, as an ndarray
+        for name in _CREATORS:
+            orig = getattr(np, name)
+            made = _creator(orig)
+            self._set(np, name, made)
+            alias = vars(NumpyBackend).get(name)
+            if isinstance(alias, staticmethod) and alias.__func__ is orig:
+                self._set(NumpyBackend, name, staticmethod(made))
+        for name in _DRAWS:
+            if hasattr(torch_rng.TorchCPUGenerator, name):
+                self._set(torch_rng.TorchCPUGenerator, name,
+                          _draw(getattr(torch_rng.TorchCPUGenerator, name), name, self.trace))
+        for name in _READS:
+            if hasattr(Tensor, name):
+                self._set(Tensor, name, _user_read(getattr(Tensor, name), name, self.trace))
+        for opt in self.trace.found.optimizers:
+            for name in ("step", "zero_grad"):
+                self._set(opt, name, _opaque(getattr(opt, name), self.trace), instance=True)
+        for s in self.trace.found.schedulers:
+            self._set(s, "step", _opaque(s.step, self.trace), instance=True)
+        from ..autograd import api
+
+        self._set(api, "run_backward", _noting(api.run_backward, self.trace))
+
+    def undo(self) -> None:
+        while self.undos:
+            self.undos.pop()()
+
+
+def _creator(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def make(*args: Any, **kwargs: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None or _has_plain_array(args) or _has_plain_array(kwargs):
+            return orig(*args, **kwargs)
+        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
+                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+
+    make.__name__ = getattr(orig, "__name__", "creator")
+    return make
+
+
+def _has_plain_array(obj: Any) -> bool:
+    if isinstance(obj, np.ndarray):
+        return not isinstance(obj, SymArray)
+    if type(obj) in (tuple, list):
+        return any(_has_plain_array(o) for o in obj)
+    if type(obj) is dict:
+        return any(_has_plain_array(o) for o in obj.values())
+    return False
+
+
+def _guarded(rec: Recorder, record: Callable[[], Any], plain: Callable[[], Any]) -> Any:
+    """``record()``; when it breaks, the recording stops and ``plain()`` runs instead."""
+    try:
+        return record()
+    except Break as b:
+        rec.on_break(b.cause)
+        return plain()
+
+
+def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:
+    def draw(self: Any, *args: Any, **kwargs: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None:
+            return orig(self, *args, **kwargs)
+        from .. import random as _random
+
+        owners = list(_random._default.values()) + trace.found.generators
+        owner = next((g for g in owners if g._gen is self), None)
+        return _guarded(rec, lambda: rec.call(_Draw(owner, self, name), args, kwargs, pure=False),
+                        lambda: orig(self, *_sym._plain(args), **_sym._plain(kwargs)))
+
+    return draw
+
+
+def _user_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:
+    def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if ACTIVE.rec is not None:
+            caller = sys._getframe(1)
+            if not caller.f_code.co_filename.startswith(_node._PKG_DIR):
+                trace._stop(f"Tensor.{name.strip('_')}() at {caller.f_code.co_filename}:"
+                            f"{caller.f_lineno} reads a value back to Python")
+        return orig(self, *args, **kwargs)
+
+    return read
+
+
+def _opaque(bound: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None:
+            return bound(*args, **kwargs)
+        if args or kwargs:
+            trace._stop(f"{_qualname(bound)}() with arguments (a closure)")
+            return bound(*args, **kwargs)
+        try:
+            trace.store()
+        except Break as b:
+            trace.unwrap()
+            trace._stop(b.cause)
+            return bound()
+        ACTIVE.rec = None
+        try:
+            out = bound()
+        finally:
+            ACTIVE.rec = rec
+        rec.instrs.append(Instr("opaque", bound, pure=False))
+        try:
+            trace.load()
+        except Break as b:
+            trace._stop(b.cause)
+        return out
+
+    return call
+
+
+def _noting(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        trace.backward_ran = True
+        return orig(*args, **kwargs)
+
+    return run
+
+
+def _qualname(bound: Any) -> str:
+    self = getattr(bound, "__self__", None)
+    return f"{type(self).__name__}.{bound.__name__}" if self is not None else bound.__name__
+
