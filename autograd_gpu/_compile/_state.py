@@ -11,6 +11,7 @@ check replay (``_api``) can be undone.
 
 from __future__ import annotations
 
+import functools
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,7 +89,7 @@ def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
         visit(f.__defaults__, depth)
         visit(f.__kwdefaults__, depth)
         g = f.__globals__
-        for name in _names(f.__code__):
+        for name in global_names(f.__code__):
             if name in g:
                 visit(g[name], depth)
 
@@ -101,31 +102,44 @@ def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
     return found
 
 
-def _names(code: types.CodeType) -> set[str]:
-    """The global names ``code`` and the functions nested in it read."""
+@functools.lru_cache(maxsize=256)
+def global_names(code: types.CodeType) -> tuple[str, ...]:
+    """The global names ``code`` and the functions nested in it read (sorted)."""
     names = set(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            names |= _names(c)
-    return names
+            names |= set(global_names(c))
+    return tuple(sorted(names))
 
 
 def tensors_of(found: Found) -> list[Tensor]:
     """Every tensor the step's state holds: parameters and buffers, the optimizers'
-    parameters, loose tensors; each once, in a fixed order."""
+    parameters, loose tensors; each once, in a fixed order (every call: cheap, and what the
+    signature's identity guard reads)."""
     out: list[Tensor] = []
     seen: set[int] = set()
 
     def add(t: Any) -> None:
-        if isinstance(t, Tensor) and id(t) not in seen:
+        if t is not None and id(t) not in seen:
             seen.add(id(t))
             out.append(t)
 
+    def walk(m: Module, mods: set[int]) -> None:
+        # NOTE: the tables named_parameters/named_buffers read, without their names
+        if id(m) in mods:
+            return
+        mods.add(id(m))
+        for t in m._parameters.values():
+            add(t)
+        for t in m._buffers.values():
+            add(t)
+        for c in m._modules.values():
+            if c is not None:
+                walk(c, mods)
+
+    mods: set[int] = set()
     for m in found.modules:
-        for p in m.parameters():
-            add(p)
-        for b in m.buffers():
-            add(b)
+        walk(m, mods)
     for opt in found.optimizers:
         for group in opt.param_groups:
             for p in group["params"]:
@@ -139,16 +153,32 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """What a replay of this step assumes (module docstring): equal signatures, one recording."""
     sig: list[Any] = [STATE.grad_enabled, getattr(STATE, "inference", False)]
+    given: set[int] = set()
+    _ids(args, given)
+    _ids(kwargs, given)
     for t in tensors:
         d = t._data
         g = t._grad
-        sig.append((d.shape, d.dtype.str, d.strides, str(t._device), t._requires_grad,
+        # NOTE: the identity too: a replay loads state tensors by object (arguments by position)
+        sig.append((None if id(t) in given else id(t), d.shape, d.dtype.str, d.strides, t._device, t._requires_grad,
                     None if g is None else (g._data.shape, g._data.dtype.str, g._data.strides)))
     for m in found.modules:
         sig.append(tuple(s.training for s in m.modules()))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
     return tuple(sig)
+
+
+def _ids(obj: Any, out: set[int]) -> None:
+    """The ids of the tensors among a call's arguments (guarded by value, not identity)."""
+    if isinstance(obj, Tensor):
+        out.add(id(obj))
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            _ids(o, out)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _ids(o, out)
 
 
 def _arg_key(obj: Any) -> Any:

@@ -367,6 +367,9 @@ class Recorder:
         plain_a, t_a = self.lower(args)
         plain_kw, t_kw = self.lower(kwargs, writes=bool(outs))
         result = self._run(func, plain_a, plain_kw)
+        same = _same_input(result, args, plain_a)
+        if same is not None and not writes:
+            return same  # NOTE: np.asarray of an array and the like: the array itself
         if writes and args and isinstance(args[0], SymArray):
             outs = (args[0],)
         seen = self._finish(Instr("call", func, t_a, t_kw, pure=not writes and not outs),
@@ -383,6 +386,8 @@ class Recorder:
         plain_a, t_a = self.lower(args)
         plain_kw, t_kw = self.lower(kwargs, writes=bool(outs))
         result = self._run(getattr(plain_self, name), plain_a, plain_kw)
+        if result is plain_self and not writes:
+            return obj  # NOTE: astype(copy=False) and the like: the array itself, no call
         instr = Instr("method", name, (t_self, *t_a), t_kw, pure=not writes and not outs)
         seen = self._finish(instr, result, outs + ((obj,) if writes else ()))
         if name == "nonzero":
@@ -425,6 +430,9 @@ class Recorder:
         plain_a, t_a = self.lower(args)
         plain_kw, t_kw = self.lower(kwargs)
         result = self._run(fn, plain_a, plain_kw)
+        same = _same_input(result, args, plain_a)
+        if same is not None and pure:
+            return same
         return self._finish(Instr("call", fn, t_a, t_kw, pure=pure), result)
 
     def _shape_guards(self, seen: Any) -> None:
@@ -432,3 +440,12 @@ class Recorder:
             if isinstance(s, SymArray):
                 self.instrs.append(Instr("shape", None, (Slot(s._slot),), expect=s.shape,
                                          pure=False))
+
+
+def _same_input(result: Any, args: tuple[Any, ...], plain: tuple[Any, ...]) -> Any:
+    """The SymArray argument a call returned unchanged (the same object), or None."""
+    if isinstance(result, np.ndarray):
+        for a, p in zip(args, plain):
+            if p is result and isinstance(a, SymArray):
+                return a
+    return None

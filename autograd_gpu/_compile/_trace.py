@@ -53,7 +53,7 @@ class Trace:
         self.cause: str | None = None
         self.program: Program | None = None
         self.result: Any = None
-        self._data: dict[int, tuple[Tensor, SymArray]] = {}  # id(tensor) -> installed array
+        self._data: dict[int, tuple[Tensor, SymArray, Any]] = {}  # id -> (t, installed, locator)
         self._grads: dict[int, tuple[Tensor, Any]] = {}  # id(param) -> its grad at load
         self.backward_ran = False
         self._arg_paths: dict[int, tuple[Any, ...]] = {}
@@ -67,10 +67,23 @@ class Trace:
         grads = [t._grad for t in ts if t._grad is not None]
         return ts + [g for g in grads if all(g is not t for t in ts)]
 
+    def _places(self) -> list[tuple[Tensor, Any]]:
+        """Every tensor whose array is a place, with where a replay finds it: a gradient
+        through its parameter (each backward may make a new gradient tensor)."""
+        ts = tensors_of(self.found)
+        places: list[tuple[Tensor, Any]] = [(t, self._at(t)) for t in ts]
+        known = {id(t) for t in ts}
+        for t, at in list(places):
+            g = t._grad
+            if g is not None and id(g) not in known:
+                known.add(id(g))
+                places.append((g, _GradOf(at)))
+        return places
+
     def load(self) -> None:
         """Every place holds a SymArray, loaded from the live tensor on replay."""
         rec = self.rec
-        for t in self._tensors():
+        for t, at in self._places():
             arr = t._data
             if not isinstance(arr, np.ndarray):
                 raise Break(f"a {t._device} tensor (the replay runs on the CPU for now)")
@@ -79,8 +92,8 @@ class Trace:
             sym = rec.new_slot(arr)
             rec.roots[id(arr)] = sym._slot
             t._data = sym
-            self._data[id(t)] = (t, sym)
-            rec.instrs.append(Instr("load", _Loader(self._at(t)), out=Slot(sym._slot)))
+            self._data[id(t)] = (t, sym, at)
+            rec.instrs.append(Instr("load", _Loader(at), out=Slot(sym._slot)))
             if t._grad is not None or t._requires_grad:
                 self._grads[id(t)] = (t, t._grad)
 
@@ -88,12 +101,12 @@ class Trace:
         """Write back what changed since the last ``load`` (new gradients, replaced arrays), and
         give every place its plain array again."""
         rec = self.rec
-        for t, sym in self._data.values():
+        for t, sym, at in self._data.values():
             cur = t._data
             if cur is not sym:
                 if not isinstance(cur, SymArray) or cur._slot < 0:
                     raise Break("a tensor's array replaced by one the recording did not see")
-                rec.instrs.append(Instr("store", _DataSetter(self._at(t)), (Slot(cur._slot),),
+                rec.instrs.append(Instr("store", _DataSetter(at), (Slot(cur._slot),),
                                         pure=False))
         for p, was in self._grads.values():
             cur = p._grad
@@ -240,10 +253,21 @@ class _Locate:
         return obj
 
 
+class _GradOf:
+    """The gradient of the tensor another locator finds."""
+    __slots__ = ("param",)
+
+    def __init__(self, param: _Locate) -> None:
+        self.param = param
+
+    def __call__(self) -> Any:
+        return self.param()._grad
+
+
 class _Loader:
     __slots__ = ("at",)
 
-    def __init__(self, at: _Locate) -> None:
+    def __init__(self, at: Any) -> None:
         self.at = at
 
     def __call__(self) -> Any:
@@ -253,7 +277,7 @@ class _Loader:
 class _DataSetter:
     __slots__ = ("at",)
 
-    def __init__(self, at: _Locate) -> None:
+    def __init__(self, at: Any) -> None:
         self.at = at
 
     def __call__(self, a: Any) -> None:
@@ -263,7 +287,7 @@ class _DataSetter:
 class _GradSetter:
     __slots__ = ("at", "dev")
 
-    def __init__(self, at: _Locate, dev: Any) -> None:
+    def __init__(self, at: Any, dev: Any) -> None:
         self.at, self.dev = at, dev
 
     def __call__(self, a: Any = None) -> None:
