@@ -1,11 +1,18 @@
 """A recording (``_sym.Recorder``) as one straight-line Python function.
 
-Each instruction becomes one line of generated source: ``s12 = F3(s4, s7, out=None)``,
+Each instruction becomes one line of generated source: ``s12 = F3(s4, s7, out=B1)``,
 ``s13 = s12.reshape(c2)``, ``s9[c4] = s13``, ``if not _eq(bool(s21), E5): _fail(5)``. Callables,
 constants and expected values are the function's globals; slots are its locals, so a replay
 costs the NumPy calls and little else. Instructions whose results nothing reads, and which write
 nothing, are dropped first (the eager step's validation arithmetic whose outcome a guard already
 checks stays, since the guard reads it).
+
+Buffers are planned once (``plan``): a ufunc's C-contiguous result that does not outlive the
+replay (no store, no output, no view of it that does) is written with ``out=`` into a buffer the
+program keeps, and buffers of the same shape and dtype are shared by results whose lifetimes
+(with every view of them) do not overlap. The results are the eager step's values, in the same
+layout; what escapes (new gradients, returned tensors) is allocated afresh on every replay, as
+eager allocates it.
 """
 
 from __future__ import annotations
@@ -73,6 +80,80 @@ def prune(instrs: list[Instr], live_out: set[int]) -> list[Instr]:
     return kept
 
 
+# NOTE: instructions whose result may be a view of (share memory with) their array arguments
+_VIEW_KINDS = {"method", "getattr", "getitem"}
+
+
+def plan(instrs: list[Instr], live_out: set[int],
+         meta: dict[int, tuple[Any, Any]]) -> tuple[list[Any], dict[int, int]]:
+    """The planned buffers and, per planned instruction (by id), the buffer it writes (module
+    docstring). ``meta``: each slot's (shape, dtype) when its traced array was C-contiguous."""
+    # NOTE: alias classes: a result joins its arguments' class unless it is a ufunc's new array
+    parent: dict[int, int] = {}
+
+    def find(n: int) -> int:
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    def join(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    fresh: set[int] = set()  # slots that are a ufunc call's new array (candidates)
+    escaping: set[int] = set(live_out)
+    last: dict[int, int] = {}
+    for i, ins in enumerate(instrs):
+        ins_slots = _slots_in(ins.args) + _slots_in(ins.kwargs)
+        outs = _slots_in(ins.out)
+        for n in ins_slots:
+            last[n] = i
+        if ins.kind in ("store", "opaque"):
+            escaping.update(ins_slots)
+        if ins.kind == "call" and _is_ufunc_call(ins) and len(outs) == 1 \
+                and "out" not in ins.kwargs:
+            fresh.add(outs[0])
+        else:
+            # NOTE: anything else may return a view of, or keep, what it was given
+            for o in outs:
+                for n in ins_slots:
+                    join(n, o)
+        for o in outs:
+            last.setdefault(o, i)
+    ends: dict[int, int] = {}
+    for n, i in last.items():
+        r = find(n)
+        ends[r] = max(ends.get(r, -1), i)
+    dead = {find(n) for n in escaping}
+    buffers: list[Any] = []
+    into: dict[int, int] = {}
+    free: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # (shape, dtype) -> (buffer, free at)
+    for i, ins in enumerate(instrs):
+        outs = _slots_in(ins.out)
+        if len(outs) != 1 or outs[0] not in fresh or outs[0] not in meta:
+            continue
+        n = outs[0]
+        r = find(n)
+        if r in dead or (r != n and find(r) in dead):
+            continue
+        key = meta[n]
+        pool = free.setdefault(key, [])
+        pick = next((j for j, (_, at) in enumerate(pool) if at < i), None)
+        if pick is None:
+            buffers.append(np.empty(key[0], key[1]))
+            b = len(buffers) - 1
+        else:
+            b = pool.pop(pick)[0]
+        into[id(ins)] = b
+        pool.append((b, ends.get(r, i)))
+    return buffers, into
+
+
+def _is_ufunc_call(ins: Instr) -> bool:
+    return isinstance(ins.fn, np.ufunc)
+
+
 def _has_host(template: Any) -> bool:
     if isinstance(template, Host):
         return True
@@ -84,10 +165,11 @@ class Program:
     returns the slots named in ``outputs`` (a template)."""
 
     def __init__(self, instrs: list[Instr], consts: list[Any], outputs: Any,
-                 wheres: list[str] | None = None) -> None:
+                 meta: dict[int, tuple[Any, Any]] | None = None) -> None:
         self.instrs = prune(instrs, set(_slots_in(outputs)))
         self.n_recorded = len(instrs)
         self._globals: dict[str, Any] = {"_eq": _eq, "_fail": self._fail, "_np": np}
+        self.buffers, self._into = plan(self.instrs, set(_slots_in(outputs)), meta or {})
         self._guards: list[str] = []
         for i, c in enumerate(consts):
             self._globals[f"c{i}"] = c
@@ -151,7 +233,11 @@ class Program:
     def _lines(self, ins: Instr) -> list[str]:
         k = ins.kind
         if k == "call":
-            call = f"{self._name('F', ins.fn)}({self._call_args(ins.args, ins.kwargs)})"
+            args = self._call_args(ins.args, ins.kwargs)
+            buf = self._into.get(id(ins))
+            if buf is not None:
+                args += f", out={self._name('B', self.buffers[buf])}"
+            call = f"{self._name('F', ins.fn)}({args})"
         elif k == "method":
             obj, *rest = ins.args
             call = f"{self._expr(obj)}.{ins.fn}({self._call_args(tuple(rest), ins.kwargs)})"

@@ -174,7 +174,13 @@ class Trace:
         outputs = self._outputs(result)
         if self.cause is not None:
             return
-        self.program = Program(self.rec.instrs, self.rec.consts, outputs)
+        meta: dict[int, tuple[Any, Any]] = {}
+        for sym in self.rec.keep:
+            if isinstance(sym, SymArray) and sym._slot >= 0:
+                a = raw(sym)
+                if isinstance(a, np.ndarray) and a.flags.c_contiguous and a.base is None:
+                    meta[sym._slot] = (a.shape, a.dtype)
+        self.program = Program(self.rec.instrs, self.rec.consts, outputs, meta)
 
     def _outputs(self, result: Any) -> Any:
         """The result's template: its tensors as the slots of their arrays."""

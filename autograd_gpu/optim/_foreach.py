@@ -33,6 +33,16 @@ from ..ops.elementwise import preserve_format_copy
 from ..tensor import Tensor
 
 SLOW, ARRAYS, FUSED = 0, 1, 2
+# NOTE: while ``compile`` records a step, HOST[0] records ``host`` calls as one call each, which a
+# replay makes again (``_compile/_trace.py``): Python arithmetic on values read from arrays (a
+# step count) and Python side effects (version bumps) happen on every replay as in eager.
+HOST: list[Any] = [None]
+
+
+def host(fn: Any, *args: Any) -> Any:
+    """``fn(*args)``: work on the host that a recorded step repeats as it is (``HOST``)."""
+    hook = HOST[0]
+    return fn(*args) if hook is None else hook(fn, args)
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _HALF = np.dtype(np.float16)
 _UNSET: Any = object()
@@ -79,8 +89,8 @@ def arrays(p: Tensor, g: Tensor, *states: Tensor, half: bool = False) -> Any:
     d = p._data
     kind = type(d)
     dev = p._device
-    if kind is np.ndarray:
-        xp: Any = np
+    if kind is np.ndarray or dev.type == "cpu" and isinstance(d, np.ndarray):
+        xp: Any = np  # NOTE: the subclass: compile's recording arrays
     elif dev.type == "cuda":
         xp = dev.backend.xp
         if kind is not xp.ndarray:
@@ -109,7 +119,8 @@ def _dense(a: Any) -> bool:
 
 def step_ok(step: Any) -> bool:
     """Whether the ``step`` state is a CPU float scalar tensor the fast path may tick."""
-    return isinstance(step, Tensor) and type(step._data) is np.ndarray and step._data.size == 1 \
+    return isinstance(step, Tensor) and step._device.type == "cpu" \
+        and isinstance(step._data, np.ndarray) and step._data.size == 1 \
         and step._data.dtype in _FLOATS and not step._is_inference and not step._level
 
 

@@ -79,22 +79,18 @@ class Adam(Optimizer):
                 if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr, beta1, beta2)
                     continue
-                step = _foreach.tick(state["step"], bumps)
                 if how is _foreach.FUSED:
-                    rows.append((p, grad, bufs, step))
+                    rows.append((p, grad, bufs, _foreach.tick(state["step"], bumps)))
                     continue
                 T = p._data.dtype.type
-                k = scalars.get((T, step))
-                if k is None:
-                    k = scalars[(T, step)] = _foreach.adam_scalars(
-                        T, step, lr, beta1, beta2, eps, wd if decoupled else 0)
+                k = _foreach.host(_tick, state["step"], bumps, scalars, T, group)
                 d = p._data
                 s = _foreach.scratch(self, p, 3)
                 g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
                                             None if wd == 0 or decoupled else T(wd))
                 _foreach.adam(xp, d, g, bufs[0]._data, bufs[1]._data,
                               bufs[2]._data if amsgrad else None, s, k)
-                _bump(bumps, p, bufs, wd != 0 and decoupled)
+                _foreach.host(_bump, bumps, p, bufs, wd != 0 and decoupled)
             if rows:
                 _fused.adam(self, rows, group, lr, beta1, beta2)
                 for p, _, bufs, _ in rows:
@@ -136,6 +132,24 @@ def moments(p: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, wd: An
             grad = grad.add(p, alpha=wd)
     _ops.lerp_(exp_avg, grad, 1 - beta1)
     _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+
+
+def _tick(step: Tensor, bumps: _foreach.Bumps, cache: dict[Any, Any], T: Any,
+          group: dict[str, Any]) -> tuple[Any, ...]:
+    """``step += 1``, then ``_foreach.adam``'s scalars at the new step from the group's
+    hyper-parameters as they are now (kept in ``cache``: a group's parameters share them).
+    NOTE: one ``_foreach.host`` call, so that a compiled step reads ``lr`` on every replay."""
+    t = _foreach.tick(step, bumps)
+    lr = _scalar(group["lr"])
+    beta1, beta2 = (_scalar(b) for b in group["betas"])
+    wd = group["weight_decay"] if group["decoupled_weight_decay"] else 0
+    key = (T, t, lr, beta1, beta2, group["eps"], wd)
+    k = cache.get(key)
+    if k is None:
+        if len(cache) > 8:  # NOTE: a compiled step keeps one cache for all its replays
+            cache.clear()
+        k = cache[key] = _foreach.adam_scalars(T, t, lr, beta1, beta2, group["eps"], wd)
+    return k
 
 
 def _bump(bumps: _foreach.Bumps, p: Tensor, bufs: tuple[Tensor, ...], decayed: bool) -> None:

@@ -80,10 +80,7 @@ class SGD(Optimizer):
                     rows.append((p, grad, buf))
                     continue
                 T = p._data.dtype.type
-                k = scalars.get(T)
-                if k is None:
-                    k = scalars[T] = _foreach.sgd_scalars(T, lr, momentum, dampening,
-                                                          group["nesterov"])
+                k = _foreach.host(_scalars, scalars, T, group)
                 d = p._data
                 s = _foreach.scratch(self, p, 2)
                 g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
@@ -92,12 +89,24 @@ class SGD(Optimizer):
                 if first:
                     buf = state["momentum_buffer"] = _foreach.sgd_first(p, g)
                 elif buf is not None:
-                    bumps(buf, 2)
+                    _foreach.host(bumps, buf, 2)
                 _foreach.sgd(xp, d, g, None if buf is None else buf._data, s, k, first)
-                bumps(p)
+                _foreach.host(bumps, p)
             if rows:
                 _fused.sgd(self, rows, group, lr, bumps)
         return loss
+
+
+def _scalars(cache: dict[Any, Any], T: Any, group: dict[str, Any]) -> tuple[Any, ...]:
+    """``_foreach.sgd``'s scalars from the group's hyper-parameters as they are now (kept in
+    ``cache``). NOTE: one ``_foreach.host`` call, so a compiled step reads ``lr`` every replay."""
+    key = (T, _scalar(group["lr"]), group["momentum"], group["dampening"], group["nesterov"])
+    k = cache.get(key)
+    if k is None:
+        if len(cache) > 8:
+            cache.clear()
+        k = cache[key] = _foreach.sgd_scalars(T, *key[1:])
+    return k
 
 
 def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any],
