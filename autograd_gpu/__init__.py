@@ -72,6 +72,7 @@ from . import func  # noqa: E402
 from . import hub, jit, onnx  # noqa: E402  (stand-ins for torch.hub/jit/onnx: #17 runner)
 from .func import vmap  # noqa: E402
 from ._compile import compile  # noqa: E402,A004  (torch.compile: issue #20)
+from . import _dynamo, compiler  # noqa: E402
 from . import accelerator, backends, utils  # noqa: E402  (issue #17: the long tail)
 from .legacy import (  # noqa: E402
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,

@@ -6,8 +6,8 @@ and guards what the step reads and changes, ``_api`` is ``compile`` and its thre
 (record, check, replay).
 """
 
-from ._api import CompiledFunction, Explanation, OptimizedModule, cache_size_limit, compile
+from ._api import LIMITS, CompiledFunction, Explanation, OptimizedModule, compile
 from ._trace import FullGraphError
 
 __all__ = ["compile", "CompiledFunction", "OptimizedModule", "Explanation", "FullGraphError",
-           "cache_size_limit"]
+           "LIMITS"]

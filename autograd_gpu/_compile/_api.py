@@ -8,7 +8,7 @@ Python side effect it cannot see) is caught here and stays eager, with one warni
 differed. From the third call on, the replay alone runs. A recording that breaks (a value read
 back to Python, a data-dependent shape, a CUDA tensor for now) leaves the signature eager, with
 one warning naming the cause; under ``fullgraph=True`` it raises instead. More signatures than
-``cache_size_limit`` make the function eager (PyTorch's ``recompile_limit``).
+``torch._dynamo.config.cache_size_limit`` (8) make the function eager.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import types
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -27,8 +28,14 @@ from . import _state
 from ._program import GuardFailed, Program
 from ._trace import CALL, FullGraphError, Trace
 
-cache_size_limit = 8
-_MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+class _Limits:
+    """``torch._dynamo.config``'s numbers: signatures recorded per function."""
+    signatures = 8
+
+
+LIMITS = _Limits()
+_MODES = (None, "default", "lite", "reduce-overhead", "max-autotune",
+          "max-autotune-no-cudagraphs")
 
 
 @dataclass
@@ -50,6 +57,18 @@ class Explanation:
     ops_recorded: list[int] = field(default_factory=list)
     ops_replayed: list[int] = field(default_factory=list)
 
+    @property
+    def graph_count(self) -> int:
+        return len(self.ops_recorded)
+
+    @property
+    def graph_break_count(self) -> int:
+        return len(self.break_reasons)
+
+    @property
+    def ops_per_graph(self) -> list[int]:
+        return list(self.ops_replayed)
+
     def __str__(self) -> str:
         lines = [f"Signatures: {self.signatures} ({self.replaying} replaying, {self.eager} eager)",
                  f"Graph Break Count: {len(self.break_reasons)}",
@@ -58,6 +77,16 @@ class Explanation:
         for i, (a, b) in enumerate(zip(self.ops_recorded, self.ops_replayed)):
             lines.append(f"Recording {i + 1}: {a} array ops recorded, {b} replayed")
         return "\n".join(lines)
+
+
+_ALL: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def reset_all() -> None:
+    """Every compiled function forgets its recordings (``torch.compiler.reset``)."""
+    for f in list(_ALL):
+        f._entries.clear()
+        f._limit_hit = False
 
 
 class CompiledFunction:
@@ -70,9 +99,12 @@ class CompiledFunction:
         self._entries: dict[Any, _Entry] = {}
         self._warned: set[str] = set()
         self._limit_hit = False
+        self._quiet = False
         self._env_key: Any = None
         self._env = _state.Found()
         functools.update_wrapper(self, fn)
+        self._torchdynamo_orig_callable = fn
+        _ALL.add(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         found = self._discover(args, kwargs)
@@ -80,10 +112,10 @@ class CompiledFunction:
         key = _state.signature(found, tensors, args, kwargs)
         entry = self._entries.get(key)
         if entry is None:
-            if len(self._entries) >= cache_size_limit:
+            if len(self._entries) >= LIMITS.signatures:
                 if not self._limit_hit:
                     self._limit_hit = True
-                    self._warn(f"{self._name()} hit cache_size_limit ({cache_size_limit}): "
+                    self._warn(f"{self._name()} hit cache_size_limit ({LIMITS.signatures}): "
                                "more signatures (shapes, dtypes, training flags, which grads "
                                "exist) than that run eagerly")
                 return self._fn(*args, **kwargs)
@@ -180,7 +212,7 @@ class CompiledFunction:
         return f"compile({getattr(self._fn, '__qualname__', repr(self._fn))})"
 
     def _warn(self, text: str) -> None:
-        if text not in self._warned:
+        if text not in self._warned and not self._quiet:
             self._warned.add(text)
             warnings.warn(text, UserWarning, stacklevel=user_stacklevel())
 
@@ -264,6 +296,17 @@ class OptimizedModule(Module):
         return self._compiled_call.explain()
 
 
+class InvalidBackend(RuntimeError):
+    """An unknown ``backend`` name (``torch._dynamo.exc.InvalidBackend``)."""
+
+
+# NOTE: PyTorch's names (torch._dynamo.list_backends(exclude_tags=())); each replays the same
+# recording here
+BACKENDS = ("aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner",
+            "aot_ts", "cudagraphs", "eager", "eager_debug", "eager_noexcept", "inductor",
+            "openxla", "pre_dispatch_eager", "ts", "tvm")
+
+
 def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None,  # noqa: A001
             backend: Any = "inductor", mode: str | None = None,
             options: dict[str, Any] | None = None, disable: bool = False) -> Any:
@@ -275,16 +318,17 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
     if mode not in _MODES:
-        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: default, "
-                           "reduce-overhead, max-autotune, max-autotune-no-cudagraphs")
-    if not (callable(backend) or isinstance(backend, str)):
-        raise TypeError(f"backend must be a string or a callable, not {type(backend).__name__}")
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: default, lite, "
+                           "reduce-overhead, max-autotune-no-cudagraphs, max-autotune")
+    if isinstance(backend, str) and backend not in BACKENDS:
+        raise InvalidBackend(f"Invalid backend: {backend!r}, see "
+                             "`torch._dynamo.list_backends()` for available backends.")
     del dynamic
     if model is None:
         return lambda m: compile(m, fullgraph=fullgraph, backend=backend, mode=mode,
                                  options=options, disable=disable)
     if not callable(model):
-        raise RuntimeError("model must be a Module or a callable")
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
     if isinstance(model, Module):
