@@ -310,6 +310,8 @@ class _Patches:
             alias = vars(NumpyBackend).get(name)
             if isinstance(alias, staticmethod) and alias.__func__ is orig:
                 self._set(NumpyBackend, name, staticmethod(made))
+        strided = np.lib.stride_tricks
+        self._set(strided, "as_strided", _view_maker(strided.as_strided))
         for name in _DRAWS:
             if hasattr(torch_rng.TorchCPUGenerator, name):
                 self._set(torch_rng.TorchCPUGenerator, name,
@@ -334,7 +336,11 @@ class _Patches:
 def _creator(orig: Callable[..., Any]) -> Callable[..., Any]:
     def make(*args: Any, **kwargs: Any) -> Any:
         rec = ACTIVE.rec
-        if rec is None or _has_plain_array(args) or _has_plain_array(kwargs):
+        if rec is None:
+            return orig(*args, **kwargs)
+        plain = _plain_arrays((args, kwargs))
+        if plain and not any(rec.aliases(a) for a in plain):
+            # NOTE: made from arrays foreign to the recording: a constant
             return orig(*args, **kwargs)
         return _guarded(rec, lambda: rec.call(orig, args, kwargs),
                         lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
@@ -343,14 +349,29 @@ def _creator(orig: Callable[..., Any]) -> Callable[..., Any]:
     return make
 
 
-def _has_plain_array(obj: Any) -> bool:
+def _view_maker(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``as_strided`` recorded as one call (NumPy's own goes through ``__array_interface__``,
+    which the recording cannot see)."""
+    def view(*args: Any, **kwargs: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None:
+            return orig(*args, **kwargs)
+        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
+                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+
+    view.__name__ = getattr(orig, "__name__", "as_strided")
+    return view
+
+
+def _plain_arrays(obj: Any) -> list[Any]:
+    """The plain (not SymArray) arrays in ``obj`` (tuples, lists, dicts)."""
     if isinstance(obj, np.ndarray):
-        return not isinstance(obj, SymArray)
+        return [] if isinstance(obj, SymArray) else [obj]
     if type(obj) in (tuple, list):
-        return any(_has_plain_array(o) for o in obj)
+        return [a for o in obj for a in _plain_arrays(o)]
     if type(obj) is dict:
-        return any(_has_plain_array(o) for o in obj.values())
-    return False
+        return [a for o in obj.values() for a in _plain_arrays(o)]
+    return []
 
 
 def _guarded(rec: Recorder, record: Callable[[], Any], plain: Callable[[], Any]) -> Any:
