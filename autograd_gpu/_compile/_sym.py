@@ -203,7 +203,9 @@ for _name in _PROPERTIES:
     setattr(SymArray, _name, _property(_name))
 
 # NOTE: NumPy functions whose output shape depends on the values (a replay checks the shape)
-_DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress}
+_DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress,
+                np.repeat}
+_DATA_SHAPED_METHODS = {"nonzero", "compress", "repeat"}
 # NOTE: NumPy functions that write into their first argument
 _WRITING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
                       np.put_along_axis}
@@ -407,7 +409,7 @@ class Recorder:
         result = self._run(getattr(plain_self, name), plain_a, plain_kw)
         instr = Instr("method", name, (t_self, *t_a), t_kw, pure=not writes and not outs)
         seen = self._finish(instr, result, outs + ((obj,) if writes else ()))
-        if name == "nonzero":
+        if name in _DATA_SHAPED_METHODS:
             self._shape_guards(seen)
         return seen
 
@@ -447,7 +449,10 @@ class Recorder:
         plain_a, t_a = self.lower(args)
         plain_kw, t_kw = self.lower(kwargs)
         result = self._run(fn, plain_a, plain_kw)
-        return self._finish(Instr("call", fn, t_a, t_kw, pure=pure), result)
+        seen = self._finish(Instr("call", fn, t_a, t_kw, pure=pure), result)
+        if fn in _DATA_SHAPED:
+            self._shape_guards(seen)
+        return seen
 
     def _shape_guards(self, seen: Any) -> None:
         for s in seen if isinstance(seen, (tuple, list)) else (seen,):
