@@ -203,7 +203,9 @@ for _name in _PROPERTIES:
     setattr(SymArray, _name, _property(_name))
 
 # NOTE: NumPy functions whose output shape depends on the values (a replay checks the shape)
-_DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress}
+_DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress,
+                np.repeat}
+_DATA_SHAPED_METHODS = {"nonzero", "compress", "repeat"}
 # NOTE: NumPy functions that write into their first argument
 _WRITING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
                       np.put_along_axis}
@@ -250,6 +252,7 @@ class Recorder:
         self.n_slots = 0
         self.roots: dict[int, int] = {}
         self.keep: list[Any] = []  # NOTE: every array seen stays alive, so ids stay unique
+        self._seen: set[int] = set()  # ids of the slots' SymArrays and their plain arrays
         self.on_break: Callable[[str], None] = lambda cause: None  # the trace stops recording
 
     # ---- slots and templates ------------------------------------------------------------------
@@ -259,7 +262,19 @@ class Recorder:
         sym._slot = self.n_slots
         self.n_slots += 1
         self.keep.append(sym)
+        self._seen.update((id(sym), id(arr)))
         return sym
+
+    def aliases(self, arr: Any) -> bool:
+        """Whether ``arr`` is, or views the memory of, an array the recording computes or
+        loads (along its ``base`` chain)."""
+        cur = arr
+        while cur is not None:
+            if id(cur) in self._seen:
+                return True
+            cur = np.ndarray.base.__get__(cur) if isinstance(cur, np.ndarray) else getattr(
+                cur, "base", None)
+        return False
 
     def const(self, obj: Any) -> Const:
         key = id(obj)
@@ -292,7 +307,16 @@ class Recorder:
             if writes:
                 raise Break("an in-place write into an array made where the recording could "
                             "not see it")
+            if self.aliases(obj):
+                # NOTE: made where the recording could not see it (``np.ndarray(buffer=...)``,
+                # ``__array_interface__``): as a constant, a replay would read the memory of the
+                # recorded call
+                raise Break("an array view made where the recording could not see it")
             return obj, self.const(obj)
+        if hasattr(obj, "__array_interface__") and not isinstance(obj, (np.generic, type)):
+            # NOTE: an object exposing memory (NumPy's own DummyArray in as_strided): recorded
+            # as a constant, a replay would read the recorded call's memory
+            raise Break(f"an array made from a {t.__name__} (memory the recording cannot see)")
         if obj is None or obj is Ellipsis or t in (int, bool, str, slice):
             return obj, obj
         if t is float and obj == obj and obj not in (float("inf"), float("-inf")):
@@ -390,7 +414,7 @@ class Recorder:
             return obj  # NOTE: astype(copy=False) and the like: the array itself, no call
         instr = Instr("method", name, (t_self, *t_a), t_kw, pure=not writes and not outs)
         seen = self._finish(instr, result, outs + ((obj,) if writes else ()))
-        if name == "nonzero":
+        if name in _DATA_SHAPED_METHODS:
             self._shape_guards(seen)
         return seen
 
@@ -433,7 +457,10 @@ class Recorder:
         same = _same_input(result, args, plain_a)
         if same is not None and pure:
             return same
-        return self._finish(Instr("call", fn, t_a, t_kw, pure=pure), result)
+        seen = self._finish(Instr("call", fn, t_a, t_kw, pure=pure), result)
+        if fn in _DATA_SHAPED:
+            self._shape_guards(seen)
+        return seen
 
     def _shape_guards(self, seen: Any) -> None:
         for s in seen if isinstance(seen, (tuple, list)) else (seen,):

@@ -13,6 +13,7 @@ signature stays eager); under ``fullgraph=True`` it raises instead.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from typing import Any, Callable
@@ -31,10 +32,20 @@ _LOCK = threading.RLock()
 # NOTE: NumPy's functions that make arrays from Python values (no array argument to dispatch on)
 _CREATORS = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity", "array",
              "asarray", "asanyarray", "ascontiguousarray", "tri")
+# NOTE: NumPy's functions that dispatch on their first array only (``np.take(table, idx)``
+# with a plain table and a recorded ``idx`` would compute out of sight)
+_FIRST_DISPATCH = ("take", "repeat")
 _DRAWS = ("random", "uniform", "normal", "standard_normal", "integers", "permutation", "poisson",
           "binomial")
 _READS = ("item", "tolist", "__bool__", "__float__", "__int__", "__index__", "__repr__",
           "__str__", "__format__", "numpy")
+
+
+# NOTE: how the break names a read: ``bool(tensor)``, not ``Tensor.bool()`` (a cast)
+_READ_NAMES = {"__bool__": "bool(tensor)", "__float__": "float(tensor)", "__int__": "int(tensor)",
+               "__index__": "a tensor used as an index (__index__)",
+               "__repr__": "repr(tensor) (print)", "__str__": "str(tensor) (print)",
+               "__format__": "format(tensor) (an f-string)"}
 
 
 class FullGraphError(RuntimeError):
@@ -340,6 +351,10 @@ class _Patches:
             alias = vars(NumpyBackend).get(name)
             if isinstance(alias, staticmethod) and alias.__func__ is orig:
                 self._set(NumpyBackend, name, staticmethod(made))
+        for name in _FIRST_DISPATCH:
+            self._set(np, name, _first_dispatch(getattr(np, name)))
+        strided = np.lib.stride_tricks
+        self._set(strided, "as_strided", _view_maker(strided.as_strided))
         for name in _DRAWS:
             if hasattr(torch_rng.TorchCPUGenerator, name):
                 self._set(torch_rng.TorchCPUGenerator, name,
@@ -364,7 +379,11 @@ class _Patches:
 def _creator(orig: Callable[..., Any]) -> Callable[..., Any]:
     def make(*args: Any, **kwargs: Any) -> Any:
         rec = ACTIVE.rec
-        if rec is None or _has_plain_array(args) or _has_plain_array(kwargs):
+        if rec is None:
+            return orig(*args, **kwargs)
+        plain = _plain_arrays((args, kwargs))
+        if plain and not any(rec.aliases(a) for a in plain):
+            # NOTE: made from arrays foreign to the recording: a constant
             return orig(*args, **kwargs)
         return _guarded(rec, lambda: rec.call(orig, args, kwargs),
                         lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
@@ -373,14 +392,54 @@ def _creator(orig: Callable[..., Any]) -> Callable[..., Any]:
     return make
 
 
-def _has_plain_array(obj: Any) -> bool:
-    if isinstance(obj, np.ndarray):
-        return not isinstance(obj, SymArray)
+def _first_dispatch(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``orig`` recorded as one call when an argument past the first is recorded and the first
+    is not (NumPy would dispatch on the first alone, and compute out of sight)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None or (args and isinstance(args[0], SymArray)) or not (
+                _has_sym(args) or _has_sym(kwargs)):
+            return orig(*args, **kwargs)
+        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
+                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+
+    call.__name__ = getattr(orig, "__name__", "call")
+    return call
+
+
+def _has_sym(obj: Any) -> bool:
+    if isinstance(obj, SymArray):
+        return True
     if type(obj) in (tuple, list):
-        return any(_has_plain_array(o) for o in obj)
+        return any(_has_sym(o) for o in obj)
     if type(obj) is dict:
-        return any(_has_plain_array(o) for o in obj.values())
+        return any(_has_sym(o) for o in obj.values())
     return False
+
+
+def _view_maker(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``as_strided`` recorded as one call (NumPy's own goes through ``__array_interface__``,
+    which the recording cannot see)."""
+    def view(*args: Any, **kwargs: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None:
+            return orig(*args, **kwargs)
+        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
+                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+
+    view.__name__ = getattr(orig, "__name__", "as_strided")
+    return view
+
+
+def _plain_arrays(obj: Any) -> list[Any]:
+    """The plain (not SymArray) arrays in ``obj`` (tuples, lists, dicts)."""
+    if isinstance(obj, np.ndarray):
+        return [] if isinstance(obj, SymArray) else [obj]
+    if type(obj) in (tuple, list):
+        return [a for o in obj for a in _plain_arrays(o)]
+    if type(obj) is dict:
+        return [a for o in obj.values() for a in _plain_arrays(o)]
+    return []
 
 
 def _guarded(rec: Recorder, record: Callable[[], Any], plain: Callable[[], Any]) -> Any:
@@ -412,20 +471,25 @@ def _user_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..
         if ACTIVE.rec is not None:
             caller = sys._getframe(1)
             if not caller.f_code.co_filename.startswith(_node._PKG_DIR):
-                trace._stop(f"Tensor.{name.strip('_')}() at {caller.f_code.co_filename}:"
-                            f"{caller.f_lineno} reads a value back to Python")
+                trace._stop(f"{_READ_NAMES.get(name, f'Tensor.{name}()')} at "
+                            f"{caller.f_code.co_filename}:{caller.f_lineno} reads a value back "
+                            "to Python")
         return orig(self, *args, **kwargs)
 
     return read
 
 
 def _opaque(bound: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
+    # NOTE: ``wraps``: the bound method's attributes stay readable (a scheduler checks the mark
+    # it put on ``optimizer.step``)
+    @functools.wraps(bound)
     def call(*args: Any, **kwargs: Any) -> Any:
         rec = ACTIVE.rec
         if rec is None:
             return bound(*args, **kwargs)
         if args or kwargs:
-            trace._stop(f"{_qualname(bound)}() with arguments (a closure)")
+            trace._stop(f"{_qualname(bound)}() with arguments (a closure, or a value the "
+                        "replay cannot pass)")
             return bound(*args, **kwargs)
         try:
             trace.store()

@@ -125,14 +125,17 @@ def _lookup(xp: Any, x: Array) -> tuple[Array, Array]:
     return row, c - u
 
 
-def _poly(tab: dict[str, Array], row: Array, h: Array, first: str, terms: int) -> Array:
+def _poly(xp: Any, tab: dict[str, Array], row: Array, h: Array, first: str,
+          terms: int) -> Array:
     """``first + t2 h + ... + t_terms h**(terms - 1)`` at ``row``, by Horner's rule."""
-    p = tab[f"t{terms}"].take(row)
+    # NOTE: ``xp.take(table, row)``, not ``table.take(row)``: the function dispatches on ``row``
+    # (compile's recording sees the lookup; the table's method would not)
+    p = xp.take(tab[f"t{terms}"], row)
     for j in range(terms - 1, 1, -1):
         p *= h
-        p += tab[f"t{j}"].take(row)
+        p += xp.take(tab[f"t{j}"], row)
     p *= h
-    p += tab[first].take(row)
+    p += xp.take(tab[first], row)
     return p
 
 
@@ -140,11 +143,11 @@ def erf(xp: Any, x: Array) -> Array:
     """``erf(x)`` for float64 ``x``: +-1 at +-inf, NaN at NaN, ``erf(-0.0) = -0.0``."""
     tab = _table(xp)
     row, h = _lookup(xp, x)
-    s = _poly(tab, row, h, "t1m", 5)
+    s = _poly(xp, tab, row, h, "t1m", 5)
     s *= h
     s += h
-    s += tab["erf_lo"].take(row)
-    s += tab["erf_hi"].take(row)
+    s += xp.take(tab["erf_lo"], row)
+    s += xp.take(tab["erf_hi"], row)
     return s
 
 
@@ -153,8 +156,8 @@ def erfc_table(xp: Any, x: Array) -> Array:
     ``erfc(6)``, the caller's to replace."""
     tab = _table(xp)
     row, h = _lookup(xp, x)
-    s = _poly(tab, row, h, "t1", _TERMS)
+    s = _poly(xp, tab, row, h, "t1", _TERMS)
     s *= h
-    s = tab["erfc_lo"].take(row) - s
-    s += tab["erfc_hi"].take(row)
+    s = xp.take(tab["erfc_lo"], row) - s
+    s += xp.take(tab["erfc_hi"], row)
     return s

@@ -61,6 +61,9 @@ def applies(b: Any, transposed: bool, x_shape: Any, w_shape: Any, out_hw: Pair) 
 
 def _view(xp: Any, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
     """A strided view of the C-contiguous ``a`` (``as_strided`` without its wrapper's cost)."""
+    if type(a) is not xp.ndarray:
+        # NOTE: a subclass (compile's recording array): as_strided, which it records
+        return xp.lib.stride_tricks.as_strided(a, shape, strides)
     return xp.ndarray(shape, a.dtype, a, 0, strides)
 
 
