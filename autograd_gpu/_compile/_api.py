@@ -165,7 +165,7 @@ class CompiledFunction:
         snap = _state.Snapshot(found, tensors)
         cause: str | None = None
         try:
-            replayed = self._replay(entry, args, kwargs)
+            replayed = self._replay(entry, args, kwargs, fallback=False)
             after_replay = _state.state_arrays(found, tensors, replayed)
         except GuardFailed as e:
             cause = f"{e} changed between calls"
@@ -187,7 +187,8 @@ class CompiledFunction:
             entry.state = "replay"
         return result
 
-    def _replay(self, entry: _Entry, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _replay(self, entry: _Entry, args: tuple[Any, ...], kwargs: dict[str, Any],
+                fallback: bool = True) -> Any:
         program = entry.program
         assert program is not None
         token = _QUIET_FP()
@@ -195,6 +196,13 @@ class CompiledFunction:
         try:
             out = program.run()
         except GuardFailed as e:
+            if e.index in program.early and fallback:
+                # NOTE: checked before the replay changed anything: this call runs eagerly
+                # (eager raises its error, or runs the other shape); the recording stays
+                _RESTORE_FP(token)
+                token = None
+                CALL.args, CALL.kwargs = (), {}
+                return self._fn(*args, **kwargs)
             if entry.state == "replay":
                 entry.state, entry.cause, entry.program = "eager", str(e), None
                 raise RuntimeError(
@@ -203,7 +211,8 @@ class CompiledFunction:
                     "on") from None
             raise
         finally:
-            _RESTORE_FP(token)
+            if token is not None:
+                _RESTORE_FP(token)
             CALL.args, CALL.kwargs = (), {}
         return _build(out)
 
@@ -294,6 +303,16 @@ class OptimizedModule(Module):
 
     def explain(self) -> Explanation:
         return self._compiled_call.explain()
+
+    def __getattr__(self, name: str) -> Any:
+        # NOTE: what the wrapper lacks is the module's (om.weight, om.in_features), as PyTorch's
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            mod = self.__dict__.get("_modules", {}).get("_orig_mod")
+            if mod is None:
+                raise
+            return getattr(mod, name)
 
 
 class InvalidBackend(RuntimeError):

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._sym import Const, Host, Instr, Slot
+from ._sym import _WRITERS, _WRITING_FUNCTIONS, Const, Host, Instr, Slot
 
 
 class GuardFailed(Exception):
@@ -154,6 +154,73 @@ def _is_ufunc_call(ins: Instr) -> bool:
     return isinstance(ins.fn, np.ufunc)
 
 
+def writes(ins: Instr) -> list[int]:
+    """The slots an instruction writes into (``out=``, item assignment, ``ufunc.at``, in-place
+    methods and NumPy functions)."""
+    out = _slots_in(ins.kwargs.get("out")) if ins.kwargs else []
+    if ins.kind == "setitem" or ins.kind == "method" and ins.fn in _WRITERS:
+        out += _slots_in(ins.args[:1])
+    elif ins.kind == "call" and ins.args and (
+            ins.fn in _WRITING_FUNCTIONS or getattr(ins.fn, "__name__", "") == "at"):
+        out += _slots_in(ins.args[:1])
+    return out
+
+
+def hoist_checks(instrs: list[Instr]) -> tuple[list[Instr], list[Instr]]:
+    """``instrs`` with the checks that read only the step's arguments (a target-range check, a
+    data-dependent shape of an input) moved, with the pure instructions they read, to right
+    after the first loads: a replay whose check fails has then changed nothing, and the call can
+    run eagerly instead (eager raises its own error there, or runs the other shape). Returns
+    (the new order, the moved checks)."""
+    first = 0
+    while first < len(instrs) and instrs[first].kind == "load":
+        first += 1
+    # NOTE: loads of the call's arguments (wherever they are: optimizer calls reload every
+    # place) read what the caller passed, which the step does not replace
+    arg_loads = {n for ins in instrs if ins.kind == "load"
+                 and getattr(getattr(ins.fn, "at", None), "path", None) is not None
+                 for n in _slots_in(ins.out)}
+    producer: dict[int, int] = {}
+    written: dict[int, int] = {}  # slot -> index of its first write
+    for i, ins in enumerate(instrs):
+        for n in _slots_in(ins.out):
+            producer.setdefault(n, i)
+        for n in writes(ins):
+            written.setdefault(n, i)
+    moved: set[int] = set()
+    checks: list[Instr] = []
+    for g, ins in enumerate(instrs):
+        if ins.kind not in ("guard", "shape") or g < first:
+            continue
+        need: set[int] = set()
+        todo = list(_slots_in(ins.args))
+        ok = True
+        while todo and ok:
+            n = todo.pop()
+            j = producer.get(n)
+            if j is None or j < first and n not in arg_loads:
+                if j is None:
+                    ok = False
+                continue
+            if not instrs[j].pure or instrs[j].kind == "load" and n not in arg_loads:
+                ok = False
+                break
+            if j not in need:
+                need.add(j)
+                todo += _slots_in(instrs[j].args) + _slots_in(instrs[j].kwargs)
+        reads = _slots_in(ins.args) + [n for i in need for n in _slots_in(instrs[i].args)
+                                       + _slots_in(instrs[i].kwargs)]
+        if not ok or any(written.get(n, len(instrs)) < g for n in reads):
+            continue
+        moved |= need | {g}
+        checks.append(ins)
+    if not moved:
+        return instrs, []
+    order = list(range(first)) + sorted(moved) + [i for i in range(first, len(instrs))
+                                                  if i not in moved]
+    return [instrs[i] for i in order], checks
+
+
 def _has_host(template: Any) -> bool:
     if isinstance(template, Host):
         return True
@@ -166,11 +233,13 @@ class Program:
 
     def __init__(self, instrs: list[Instr], consts: list[Any], outputs: Any,
                  meta: dict[int, tuple[Any, Any]] | None = None) -> None:
-        self.instrs = prune(instrs, set(_slots_in(outputs)))
+        self.instrs, early = hoist_checks(prune(instrs, set(_slots_in(outputs))))
         self.n_recorded = len(instrs)
         self._globals: dict[str, Any] = {"_eq": _eq, "_fail": self._fail, "_np": np}
         self.buffers, self._into = plan(self.instrs, set(_slots_in(outputs)), meta or {})
         self._guards: list[str] = []
+        self._early_ids = {id(ins) for ins in early}
+        self.early: set[int] = set()  # NOTE: guards checked before the step changes anything
         for i, c in enumerate(consts):
             self._globals[f"c{i}"] = c
         lines = ["def _replay():"]
@@ -189,8 +258,10 @@ class Program:
     def _fail(self, index: int) -> None:
         raise GuardFailed(index, self._guards[index])
 
-    def _guard(self, where: str) -> int:
+    def _guard(self, where: str, ins: Instr | None = None) -> int:
         self._guards.append(where)
+        if ins is not None and id(ins) in self._early_ids:
+            self.early.add(len(self._guards) - 1)
         return len(self._guards) - 1
 
     def _expr(self, t: Any) -> str:
@@ -250,12 +321,13 @@ class Program:
             return [f"{self._expr(obj)}[{self._expr(key)}] = {self._expr(value)}"]
         elif k == "guard":
             obj, *rest = ins.args
-            g = self._guard(f"a value read back with {ins.fn}() ({ins.where or 'in the step'})")
+            g = self._guard(f"a value read back with {ins.fn}() ({ins.where or 'in the step'})",
+                            ins)
             read = f"{self._name('R', _READS[ins.fn])}({self._call_args(tuple(ins.args), {})})"
             del obj, rest
             return [f"if not _eq({read}, {self._name('E', ins.expect)}): _fail({g})"]
         elif k == "shape":
-            g = self._guard("a data-dependent shape")
+            g = self._guard("a data-dependent shape", ins)
             return [f"if {self._expr(ins.args[0])}.shape != {ins.expect!r}: _fail({g})"]
         elif k in ("load", "opaque"):
             call = f"{self._name('L' if k == 'load' else 'O', ins.fn)}()"

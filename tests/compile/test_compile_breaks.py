@@ -192,9 +192,7 @@ def test_a_shape_error_raises_as_eager(at: int) -> None:
     assert eager == compiled
 
 
-@pytest.mark.parametrize("at", [1, 2, pytest.param(3, marks=pytest.mark.xfail(
-    strict=True, reason="needs _api.py: a guard failing in the replay state raises RuntimeError "
-    "('compile: a value read back ... differs from the recorded call'), eager raises IndexError"))])
+@pytest.mark.parametrize("at", [1, 2, 3])
 def test_a_value_error_raises_as_eager(at: int) -> None:
     """A target out of range on call ``at`` (same signature: the check reads back a bool)."""
     data = list(BATCHES)
@@ -203,9 +201,6 @@ def test_a_value_error_raises_as_eager(at: int) -> None:
     assert _outcomes(make, data, False) == _outcomes(make, data, True)
 
 
-@pytest.mark.xfail(strict=True, reason="needs _api.py/_program.py: a data-dependent shape that "
-                   "changes once the signature replays stops the replay part-way with a "
-                   "RuntimeError instead of running the call eagerly with a warning")
 def test_data_dependent_shape_that_changes_while_replaying() -> None:
     stable = [(np.where(np.arange(8) < 4, 1.0, -1.0).astype(np.float32)[None].repeat(16, 0),
                BATCHES[0][1])] * 4
