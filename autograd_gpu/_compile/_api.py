@@ -149,6 +149,10 @@ class CompiledFunction:
             raise
         except BaseException:
             raise  # NOTE: no entry: the next call records again, as eager would run again
+        if trace.program is None and trace.quiet:
+            # NOTE: an expected end (a first step making optimizer state): that signature
+            # records again if it comes back, no warning
+            return result
         if trace.program is None:
             cause = trace.cause or "unknown"
             if self._fullgraph:

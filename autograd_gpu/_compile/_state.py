@@ -144,6 +144,10 @@ def tensors_of(found: Found) -> list[Tensor]:
         for group in opt.param_groups:
             for p in group["params"]:
                 add(p)
+        for st in opt.state.values():  # NOTE: a recorded update reads and writes them
+            for v in st.values():
+                if isinstance(v, Tensor):
+                    add(v)
     for t in found.tensors:
         add(t)
     return out
@@ -164,9 +168,38 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
                     None if g is None else (g._data.shape, g._data.dtype.str, g._data.strides)))
     for m in found.modules:
         sig.append(tuple(s.training for s in m.modules()))
+    for opt in found.optimizers:
+        # NOTE: a recorded update holds most hyper-parameters as constants; those it reads from
+        # the group on every replay (``_live_hypers``: lr, betas, ...), and all of an update
+        # called again rather than recorded, count only by type and by being zero or not
+        recordable = getattr(opt, "_recordable", None)
+        live = getattr(opt, "_live_hypers", ()) if recordable is not None and recordable() \
+            else None
+        sig.append(tuple(tuple((k, _kind(v) if live is None or k in live else _hyper(v))
+                               for k, v in g.items() if k != "params")
+                         for g in opt.param_groups))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
     return tuple(sig)
+
+
+def _hyper(v: Any) -> Any:
+    """A hyper-parameter as a signature entry: numbers, flags and tuples by value, tensors by
+    identity, anything else by type."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, tuple):
+        return tuple(_hyper(x) for x in v)
+    return ("obj", type(v).__name__, id(v))
+
+
+def _kind(v: Any) -> Any:
+    """A hyper-parameter read afresh on every call: its type, and whether it is zero."""
+    if isinstance(v, (bool, int, float)):
+        return type(v), v == 0
+    if isinstance(v, tuple):
+        return tuple(_kind(x) for x in v)
+    return type(v)
 
 
 def _ids(obj: Any, out: set[int]) -> None:

@@ -462,6 +462,14 @@ class Recorder:
             self._shape_guards(seen)
         return seen
 
+    def host(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        """``fn(*args)`` recorded as one call with its arguments as they are (Python objects
+        the replay passes again: a step tensor, a parameter group read afresh), its results
+        (NumPy scalars) as slots: host work a replay repeats (``optim._foreach.host``)."""
+        result = self._run(fn, args, {})
+        return self._finish(Instr("call", fn, tuple(self.const(a) for a in args), {},
+                                  pure=False), result)
+
     def _shape_guards(self, seen: Any) -> None:
         for s in seen if isinstance(seen, (tuple, list)) else (seen,):
             if isinstance(s, SymArray):

@@ -67,6 +67,8 @@ class Trace:
         self._data: dict[int, tuple[Tensor, SymArray, Any]] = {}  # id -> (t, installed, locator)
         self._grads: dict[int, tuple[Tensor, Any]] = {}  # id(param) -> its grad at load
         self.backward_ran = False
+        self.quiet = False
+        self._state_ids: set[int] = set()
         self._arg_paths: dict[int, tuple[Any, ...]] = {}
 
     # ---- places -----------------------------------------------------------------------------
@@ -107,6 +109,15 @@ class Trace:
             rec.instrs.append(Instr("load", _Loader(at), out=Slot(sym._slot)))
             if t._grad is not None or t._requires_grad:
                 self._grads[id(t)] = (t, t._grad)
+        for bufs in _scratch(self.found):
+            # NOTE: an optimizer's scratch arrays outlive its steps: the same arrays on replay
+            for i, arr in enumerate(bufs):
+                arr = raw(arr) if isinstance(arr, SymArray) else arr
+                sym = rec.new_slot(arr)
+                rec.roots[id(arr)] = sym._slot
+                bufs[i] = sym
+                rec.instrs.append(Instr("load", _Same(arr), out=Slot(sym._slot)))
+        self._state_ids = {id(t) for t in _state_tensors(self.found)}
 
     def store(self) -> None:
         """Write back what changed since the last ``load`` (new gradients, replaced arrays), and
@@ -119,6 +130,9 @@ class Trace:
                     raise Break("a tensor's array replaced by one the recording did not see")
                 rec.instrs.append(Instr("store", _DataSetter(at), (Slot(cur._slot),),
                                         pure=False))
+        if any(id(t) not in self._state_ids for t in _state_tensors(self.found)):
+            raise QuietBreak("the optimizer made its state in this call (a first step: the next "
+                             "call records again)")
         for p, was in self._grads.values():
             cur = p._grad
             if cur is was:
@@ -134,9 +148,11 @@ class Trace:
         self.unwrap()
 
     def unwrap(self) -> None:
-        for t in self._tensors():
+        for t in self._tensors() + _state_tensors(self.found):
             if isinstance(t._data, SymArray):
                 t._data = raw(t._data)
+        for bufs in _scratch(self.found):
+            bufs[:] = [raw(a) if isinstance(a, SymArray) else a for a in bufs]
         self._data.clear()
         self._grads.clear()
 
@@ -166,17 +182,19 @@ class Trace:
                     try:
                         self.store()
                     except Break as b:
-                        self._stop(b.cause, during_call=False)
+                        self._stop(b.cause, during_call=False, quiet=isinstance(b, QuietBreak))
                 self.unwrap()
                 self.result = _plain_result(self.result)
             if self.cause is None:
                 self._finish(self.result)
             return self.result
 
-    def _stop(self, cause: str, during_call: bool = True) -> None:
-        """End the recording; the rest of the call runs eagerly (``fullgraph``: raise)."""
+    def _stop(self, cause: str, during_call: bool = True, quiet: bool = False) -> None:
+        """End the recording; the rest of the call runs eagerly (``fullgraph``: raise).
+        ``quiet``: an expected end (a first step making optimizer state), no warning."""
         if self.cause is None:
             self.cause = cause
+            self.quiet = quiet
         ACTIVE.rec = None
         if self.fullgraph and during_call:
             raise FullGraphError(f"compile(fullgraph=True): {cause}")
@@ -268,6 +286,32 @@ class _Locate:
         for k in self.path:
             obj = obj[k]
         return obj
+
+
+class QuietBreak(Break):
+    """A recording that ends as expected (no warning): a first step making optimizer state."""
+
+
+def _state_tensors(found: Found) -> list[Tensor]:
+    return [v for opt in found.optimizers for st in opt.state.values() for v in st.values()
+            if isinstance(v, Tensor)]
+
+
+def _scratch(found: Found) -> list[list[Any]]:
+    """The optimizers' scratch arrays (``_foreach.scratch``), as the lists that hold them."""
+    return [bufs for opt in found.optimizers
+            for bufs in opt.__dict__.get("_foreach_scratch", {}).values()]
+
+
+class _Same:
+    """A load of an array that stays the same object (an optimizer's scratch array)."""
+    __slots__ = ("a",)
+
+    def __init__(self, a: Any) -> None:
+        self.a = a
+
+    def __call__(self) -> Any:
+        return self.a
 
 
 class _GradOf:
@@ -363,8 +407,15 @@ class _Patches:
             if hasattr(Tensor, name):
                 self._set(Tensor, name, _user_read(getattr(Tensor, name), name, self.trace))
         for opt in self.trace.found.optimizers:
-            for name in ("step", "zero_grad"):
-                self._set(opt, name, _opaque(getattr(opt, name), self.trace), instance=True)
+            # NOTE: an optimizer whose update is recordable now (its foreach path, host work
+            # behind _foreach.host) is recorded like the rest of the step; others are called
+            # again on replay
+            recordable = getattr(opt, "_recordable", None)
+            self._set(opt, "step", _opaque(opt.step, self.trace, recordable), instance=True)
+            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace), instance=True)
+        from ..optim import _foreach
+
+        self._set(_foreach, "HOST", [_host_hook])
         for s in self.trace.found.schedulers:
             self._set(s, "step", _opaque(s.step, self.trace), instance=True)
         from ..autograd import api
@@ -466,6 +517,14 @@ def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., An
     return draw
 
 
+def _host_hook(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """``_foreach.host`` while recording: one call, made again on every replay."""
+    rec = ACTIVE.rec
+    if rec is None:
+        return fn(*args)
+    return _guarded(rec, lambda: rec.host(fn, args), lambda: fn(*args))
+
+
 def _user_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:
     def read(self: Any, *args: Any, **kwargs: Any) -> Any:
         if ACTIVE.rec is not None:
@@ -479,7 +538,8 @@ def _user_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..
     return read
 
 
-def _opaque(bound: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
+def _opaque(bound: Callable[..., Any], trace: Trace,
+            recordable: Callable[[], bool] | None = None) -> Callable[..., Any]:
     # NOTE: ``wraps``: the bound method's attributes stay readable (a scheduler checks the mark
     # it put on ``optimizer.step``)
     @functools.wraps(bound)
@@ -491,11 +551,13 @@ def _opaque(bound: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
             trace._stop(f"{_qualname(bound)}() with arguments (a closure, or a value the "
                         "replay cannot pass)")
             return bound(*args, **kwargs)
+        if recordable is not None and recordable():
+            return bound()
         try:
             trace.store()
         except Break as b:
             trace.unwrap()
-            trace._stop(b.cause)
+            trace._stop(b.cause, quiet=isinstance(b, QuietBreak))
             return bound()
         ACTIVE.rec = None
         try:

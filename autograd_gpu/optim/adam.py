@@ -50,6 +50,17 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
         _check_fused(fused, foreach, differentiable)
 
+    # NOTE: read from the group inside _foreach.host calls: a recorded step reads them afresh
+    _live_hypers = ("lr", "betas", "eps")
+
+    def _recordable(self) -> bool:
+        """Whether ``compile`` may record this step's update: every group on the foreach
+        path (its host work behind ``_foreach.host``), every parameter on the CPU."""
+        return all(_foreach.path(group, group["betas"][0], group["betas"][1], group["eps"],
+                                  group["weight_decay"]) is not _foreach.SLOW
+                   and all(p._device.type == "cpu" for p in group["params"])
+                   for group in self.param_groups)
+
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one Adam step; ``closure`` re-evaluates the loss and returns it.

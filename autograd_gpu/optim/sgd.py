@@ -51,6 +51,17 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
         _check_fused(fused, foreach, differentiable)
 
+    # NOTE: read from the group inside _foreach.host calls: a recorded step reads them afresh
+    _live_hypers = ("lr", "momentum", "dampening")
+
+    def _recordable(self) -> bool:
+        """Whether ``compile`` may record this step's update: every group on the foreach
+        path (its host work behind ``_foreach.host``), every parameter on the CPU."""
+        return all(_foreach.path(group, group["weight_decay"], group["momentum"],
+                                  group["dampening"]) is not _foreach.SLOW
+                   and all(p._device.type == "cpu" for p in group["params"])
+                   for group in self.param_groups)
+
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one SGD step; ``closure`` re-evaluates the loss and returns it.
