@@ -12,7 +12,7 @@ replay (no store, no output, no view of it that does) is written with ``out=`` i
 program keeps, and buffers of the same shape and dtype are shared by results whose lifetimes
 (with every view of them) do not overlap. The results are the eager step's values, in the same
 layout; what escapes (new gradients, returned tensors) is allocated afresh on every replay, as
-eager allocates it.
+eager allocates it. ``memory_allocated`` counts the planned buffers while the program lives.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..memory import track
 from ._sym import _WRITERS, _WRITING_FUNCTIONS, Const, Host, Instr, Slot
 
 
@@ -142,6 +143,7 @@ def plan(instrs: list[Instr], live_out: set[int],
         pick = next((j for j, (_, at) in enumerate(pool) if at < i), None)
         if pick is None:
             buffers.append(np.empty(key[0], key[1]))
+            track(buffers[-1])  # NOTE: held by the program: memory_allocated counts it
             b = len(buffers) - 1
         else:
             b = pool.pop(pick)[0]
