@@ -163,11 +163,16 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
     for t in tensors:
         d = t._data
         g = t._grad
+        dev = t._device
         # NOTE: the identity too: a replay loads state tensors by object (arguments by position)
-        sig.append((None if id(t) in given else id(t), d.shape, d.dtype.str, d.strides, t._device, t._requires_grad,
-                    None if g is None else (g._data.shape, g._data.dtype.str, g._data.strides)))
+        sig.append((None if id(t) in given else id(t), d.shape, d.dtype, d.strides, dev.type,
+                    dev.index, t._requires_grad,
+                    None if g is None else (g._data.shape, g._data.dtype, g._data.strides)))
+    flags: list[bool] = []
+    seen: set[int] = set()
     for m in found.modules:
-        sig.append(tuple(s.training for s in m.modules()))
+        _training(m, flags, seen)
+    sig.append(tuple(flags))
     for opt in found.optimizers:
         # NOTE: a recorded update holds most hyper-parameters as constants; those it reads from
         # the group on every replay (``_live_hypers``: lr, betas, ...), and all of an update
@@ -181,6 +186,17 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
     return tuple(sig)
+
+
+def _training(m: Module, out: list[bool], seen: set[int]) -> None:
+    """Every submodule's ``training`` flag (``modules()`` order, without its generator)."""
+    if id(m) in seen:
+        return
+    seen.add(id(m))
+    out.append(m.training)
+    for c in m._modules.values():
+        if c is not None:
+            _training(c, out, seen)
 
 
 def _hyper(v: Any) -> Any:
