@@ -81,6 +81,7 @@ class Adam(Optimizer):
             fused = bool(group["fused"])
             scalars: dict[Any, tuple[Any, ...]] = {}
             rows: list[Any] = []
+            arrays: list[Any] = []
             for p, grad in self._with_grad(group):
                 state = self.state[p]
                 if not state and fused:
@@ -93,15 +94,21 @@ class Adam(Optimizer):
                 if how is _foreach.FUSED:
                     rows.append((p, grad, bufs, _foreach.tick(state["step"], bumps)))
                     continue
-                T = p._data.dtype.type
-                k = _foreach.host(_tick, state["step"], bumps, scalars, T, group)
-                d = p._data
-                s = _foreach.scratch(self, p, 3)
-                g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
-                                            None if wd == 0 or decoupled else T(wd))
-                _foreach.adam(xp, d, g, bufs[0]._data, bufs[1]._data,
-                              bufs[2]._data if amsgrad else None, s, k)
-                _foreach.host(_bump, bumps, p, bufs, wd != 0 and decoupled)
+                arrays.append((p, grad, bufs, xp, state["step"]))
+            if arrays:
+                # NOTE: the host work of all of them in one _foreach.host call each side
+                ks = _foreach.host(_ticks, [a[4] for a in arrays],
+                                   [a[0]._data.dtype.type for a in arrays], bumps, scalars, group)
+                for (p, grad, bufs, xp, _), k in zip(arrays, ks):
+                    T = p._data.dtype.type
+                    d = p._data
+                    s = _foreach.scratch(self, p, 3)
+                    g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
+                                                None if wd == 0 or decoupled else T(wd))
+                    _foreach.adam(xp, d, g, bufs[0]._data, bufs[1]._data,
+                                  bufs[2]._data if amsgrad else None, s, k)
+                _foreach.host(_bumps, bumps, [(a[0], a[2]) for a in arrays],
+                              wd != 0 and decoupled)
             if rows:
                 _fused.adam(self, rows, group, lr, beta1, beta2)
                 for p, _, bufs, _ in rows:
@@ -161,6 +168,18 @@ def _tick(step: Tensor, bumps: _foreach.Bumps, cache: dict[Any, Any], T: Any,
             cache.clear()
         k = cache[key] = _foreach.adam_scalars(T, t, lr, beta1, beta2, group["eps"], wd)
     return k
+
+
+def _ticks(steps: list[Tensor], Ts: list[Any], bumps: _foreach.Bumps, cache: dict[Any, Any],
+           group: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """``_tick`` for each parameter of a group on the foreach path."""
+    return [_tick(step, bumps, cache, T, group) for step, T in zip(steps, Ts)]
+
+
+def _bumps(bumps: _foreach.Bumps, rows: list[tuple[Tensor, tuple[Tensor, ...]]],
+           decayed: bool) -> None:
+    for p, bufs in rows:
+        _bump(bumps, p, bufs, decayed)
 
 
 def _bump(bumps: _foreach.Bumps, p: Tensor, bufs: tuple[Tensor, ...], decayed: bool) -> None:
