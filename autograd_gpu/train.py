@@ -83,6 +83,7 @@ class Config:
     test_fraction: float = 0.2
     quiet: bool = False
     memory_budget: int | str | None = None  # bytes or "N%": auto_checkpoint before training
+    compile: bool = False  # the training step through autograd_gpu.compile (same numbers)
     # Filled in from the data:
     input_shape: tuple[int, ...] = ()
     num_classes: int = 0
@@ -279,21 +280,34 @@ def make_optimizer(cfg: Config, model: nn.Module) -> torch.optim.Optimizer:
 
 # ---- training ------------------------------------------------------------------------------
 
-def train_one_epoch(model: nn.Module, loader: DataLoader, loss_fn: nn.Module,
-                    optimizer: torch.optim.Optimizer, device: torch.device,
-                    step_memory: Any = None) -> tuple[float, float]:
-    """One pass over ``loader``; returns the mean loss and the accuracy of the batches seen.
-    ``step_memory``: a context manager around each forward and backward (``StepPeaks``)."""
-    model.train()
-    total_loss, correct, seen = 0.0, 0, 0
-    for xb, yb in loader:
-        xb, yb = xb.to(device), yb.to(device)
+def train_step(model: nn.Module, loss_fn: nn.Module, optimizer: torch.optim.Optimizer,
+               step_memory: Any = None) -> Any:
+    """The training step on one batch: ``step(xb, yb) -> (loss, logits)``. ``step_memory``: a
+    context manager around the forward and backward (``StepPeaks``)."""
+    def step(xb: Any, yb: Any) -> tuple[Any, Any]:
         optimizer.zero_grad()
         with step_memory or contextlib.nullcontext():
             logits = model(xb)
             loss = loss_fn(logits, yb)
             loss.backward()
         optimizer.step()
+        return loss, logits
+
+    return step
+
+
+def train_one_epoch(model: nn.Module, loader: DataLoader, loss_fn: nn.Module,
+                    optimizer: torch.optim.Optimizer, device: torch.device,
+                    step_memory: Any = None, step: Any = None) -> tuple[float, float]:
+    """One pass over ``loader``; returns the mean loss and the accuracy of the batches seen.
+    ``step``: the training step (``train_step``'s, compiled or not; default: made here with
+    ``step_memory``)."""
+    model.train()
+    step = step or train_step(model, loss_fn, optimizer, step_memory)
+    total_loss, correct, seen = 0.0, 0, 0
+    for xb, yb in loader:
+        xb, yb = xb.to(device), yb.to(device)
+        loss, logits = step(xb, yb)
         total_loss += loss.item() * len(yb)
         correct += int((logits.argmax(1) == yb).sum().item())
         seen += len(yb)
@@ -357,6 +371,9 @@ def prepare(cfg: Any, job: str, default_lr: dict[str, float]) -> None:
     if cfg.optimizer not in default_lr:
         raise UsageError(f"unknown optimizer {cfg.optimizer!r}; expected 'adam' or 'sgd'")
     if cfg.memory_budget is not None:
+        if getattr(cfg, "compile", False):
+            raise UsageError("--compile and --memory-budget cannot be combined (a plan changes "
+                             "the step a recording would repeat)")
         try:
             cfg.memory_budget = budget.parse_budget(str(cfg.memory_budget))
         except ValueError as e:
@@ -446,9 +463,12 @@ def run(cfg: Config) -> tuple[nn.Module, dict[str, list[float]]]:
         "epoch", "train_loss", "train_acc", "test_loss", "test_acc", "seconds")}
     start = time.perf_counter()
     bar = tqdm(range(1, cfg.epochs + 1), desc="train", unit="epoch", disable=cfg.quiet)
+    step = train_step(model, loss_fn, optimizer, peaks)
+    if cfg.compile:
+        step = torch.compile(step)  # NOTE: the same numbers as eager, recorded once per shape
     for epoch in bar:
         train_loss, train_acc = train_one_epoch(model, train_loader, loss_fn, optimizer, device,
-                                                peaks)
+                                                peaks, step)
         test_loss, test_acc = evaluate(model, test_loader, loss_fn, device)
         for key, value in zip(history, (epoch, train_loss, train_acc, test_loss, test_acc,
                                         time.perf_counter() - start)):
