@@ -165,6 +165,75 @@ def _arg_key(obj: Any) -> Any:
     return ("obj", type(obj).__qualname__, id(obj))
 
 
+# ---- the modules' Python state (a replay runs no Python: what the step sets there is replayed
+# as a store of the value it ended with, checked by the check replay, or breaks) -------------------
+
+_SIMPLE = (bool, int, float, complex, str, bytes, type(None))
+_TABLES = ("_parameters", "_buffers", "_modules")
+
+
+def _simple(v: Any) -> bool:
+    return type(v) in _SIMPLE or (type(v) is tuple and all(_simple(x) for x in v))
+
+
+def _fingerprint(name: str, v: Any) -> tuple[Any, ...]:
+    """``("value", v)`` for plain values (replayable as a store), else what a change of the
+    attribute would show: a table's entries by identity, a container's identity and length, an
+    object's identity."""
+    if name in _TABLES:
+        return ("table", tuple((k, id(x)) for k, x in v.items()))
+    if _simple(v):
+        return ("value", type(v), v)
+    if isinstance(v, (list, dict, set)):
+        return ("container", id(v), len(v))
+    return ("object", id(v))
+
+
+def _same_fingerprint(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    if a == b:
+        return True
+    # NOTE: NaN held by an attribute stays the same value
+    return (a[0] == b[0] == "value" and a[1] is b[1] is float and a[2] != a[2] and b[2] != b[2])
+
+
+def module_attrs(found: Found) -> dict[tuple[int, str], tuple[Module, str, Any]]:
+    """``(id(module), name) -> (module, name, fingerprint)`` for every attribute of every module
+    the step reaches (submodules included)."""
+    out: dict[tuple[int, str], tuple[Module, str, Any]] = {}
+    for top in found.modules:
+        for m in top.modules():
+            for k, v in vars(m).items():
+                out[id(m), k] = (m, k, _fingerprint(k, v))
+    return out
+
+
+def attr_changes(before: dict[tuple[int, str], tuple[Module, str, Any]],
+                 after: dict[tuple[int, str], tuple[Module, str, Any]]
+                 ) -> tuple[list[tuple[Module, str, Any]], str | None]:
+    """(the attributes set to plain values, as (module, name, value)), the first change a
+    replay cannot repeat (described), or None)."""
+    sets: list[tuple[Module, str, Any]] = []
+    for key, (m, k, fp) in after.items():
+        was = before.get(key)
+        if was is not None and _same_fingerprint(was[2], fp):
+            continue
+        if fp[0] == "value":
+            sets.append((m, k, fp[2]))
+            continue
+        what = {"table": "replaces a parameter, buffer or submodule in",
+                "container": "changes the container", "object": "replaces the object"}[fp[0]]
+        return sets, f"the step {what} {type(m).__name__}.{k} (a replay runs no Python)"
+    for key, (m, k, _) in before.items():
+        if key not in after:
+            return sets, f"the step deletes {type(m).__name__}.{k} (a replay runs no Python)"
+    return sets, None
+
+
+def _module_values(found: Found) -> list[tuple[Module, dict[str, Any]]]:
+    return [(m, {k: v for k, v in vars(m).items() if _simple(v)})
+            for top in found.modules for m in top.modules()]
+
+
 # ---- snapshots (the check replay is undone before the eager run it is checked against) ---------
 
 def _copy(a: Any) -> Any:
@@ -187,6 +256,7 @@ class Snapshot:
         self.scheds = [(s, {k: list(v) if isinstance(v, list) else v
                             for k, v in vars(s).items()}) for s in found.schedulers]
         self.gens = [(g, g.get_state()) for g in _generators(found)]
+        self.attrs = _module_values(found)
 
     def restore(self) -> None:
         for t, data, copy, grad, gdata in self.tensors:
@@ -217,6 +287,11 @@ class Snapshot:
             vars(s).update({k: list(v) if isinstance(v, list) else v for k, v in attrs.items()})
         for gen, st in self.gens:
             gen.set_state(st)
+        for m, values in self.attrs:
+            d = vars(m)
+            for k in [k for k, v in d.items() if _simple(v) and k not in values]:
+                del d[k]
+            d.update(values)
 
 
 def _generators(found: Found) -> list[Generator]:
@@ -238,6 +313,9 @@ def state_arrays(found: Found, tensors: list[Tensor], result: Any) -> list[tuple
             for k, v in s.items():
                 items.append((f"optimizer {j} state {i} {k}",
                               v._data if isinstance(v, Tensor) else v))
+    for i, (m, values) in enumerate(_module_values(found)):
+        for k, v in values.items():
+            items.append((f"module {i}'s {type(m).__name__}.{k}", v))
     flat: list[Any] = []
     _flatten(result, flat)
     for i, r in enumerate(flat):

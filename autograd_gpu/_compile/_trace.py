@@ -25,7 +25,7 @@ from ..backends import torch_rng
 from ..tensor import _ARRAY_TYPES, Tensor
 from . import _sym
 from ._program import Program
-from ._state import Found, tensors_of
+from ._state import Found, attr_changes, module_attrs, tensors_of
 from ._sym import ACTIVE, Break, Instr, Recorder, Slot, SymArray, raw
 
 _LOCK = threading.RLock()
@@ -130,6 +130,7 @@ class Trace:
     # ---- the call ----------------------------------------------------------------------------
     def run(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _paths((args, kwargs), (), self._arg_paths)
+        attrs = module_attrs(self.found)
         with _LOCK:
             patches = _Patches(self)
             try:
@@ -157,8 +158,22 @@ class Trace:
                 self.unwrap()
                 self.result = _plain_result(self.result)
             if self.cause is None:
+                self._python_state(attrs)
+            if self.cause is None:
                 self._finish(self.result)
             return self.result
+
+    def _python_state(self, before: dict[Any, Any]) -> None:
+        """What the step set in its modules' Python attributes: plain values are stored by the
+        replay as the recorded call left them (the check replay compares them with eager's, so
+        a value that changes from call to call, a counter, makes the step eager); other changes
+        break."""
+        sets, cause = attr_changes(before, module_attrs(self.found))
+        if cause is not None:
+            self._stop(cause, during_call=False)
+            return
+        for m, k, v in sets:
+            self.rec.instrs.append(Instr("store", _AttrSetter(m, k, v), pure=False))
 
     def _stop(self, cause: str, during_call: bool = True) -> None:
         """End the recording; the rest of the call runs eagerly (``fullgraph``: raise)."""
@@ -279,6 +294,16 @@ class _GradSetter:
 
     def __call__(self, a: Any = None) -> None:
         self.at()._grad = None if a is None else Tensor._make(a, self.dev)
+
+
+class _AttrSetter:
+    __slots__ = ("obj", "name", "value")
+
+    def __init__(self, obj: Any, name: str, value: Any) -> None:
+        self.obj, self.name, self.value = obj, name, value
+
+    def __call__(self) -> None:
+        object.__setattr__(self.obj, self.name, self.value)
 
 
 class _Draw:

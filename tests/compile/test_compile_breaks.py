@@ -163,6 +163,60 @@ def test_cuda_tensors_break_cleanly() -> None:
                                           warned[0]), warned
 
 
+# ---- the modules' Python state -------------------------------------------------------------------
+
+class _Counting(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+        self.calls = 0
+        self.seen: list[Any] = []
+
+    def forward(self, x: Any) -> Any:
+        self.calls += 1
+        return self.fc(x)
+
+
+def _python_state(change: str) -> Setup:
+    model = _Counting()
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(x: Any, y: Any) -> Any:
+        if change == "train":
+            model.train()  # NOTE: the same value every call: replayed as a store
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        if change == "append":
+            model.seen.append(loss.detach())
+        if change == "replace":
+            model.fc.bias = nn.Parameter(model.fc.bias.detach() * 0.5)
+        if change != "counter":
+            model.calls = 0
+        return loss
+
+    return Setup(step, [model], [opt], after=(lambda _: model.eval()) if change == "train"
+                 else None)
+
+
+PYTHON_STATE = [
+    ("counter", r"the replay's module 0's _Counting\.calls differs from the eager step's"),
+    ("append", r"the step changes the container _Counting\.seen \(a replay runs no Python\)"),
+    ("replace", r"the step replaces a parameter, buffer or submodule in Linear\._parameters"),
+]
+
+
+@pytest.mark.parametrize("change, cause", PYTHON_STATE, ids=[c for c, _ in PYTHON_STATE])
+def test_python_state_a_replay_cannot_repeat_breaks(change: str, cause: str) -> None:
+    warned, _ = compare(lambda: _python_state(change), BATCHES)
+    assert len(warned) == 1 and re.search("runs eagerly: " + cause, warned[0]), warned
+
+
+def test_python_state_set_to_the_same_value_replays() -> None:
+    replays(lambda: _python_state("train"), BATCHES)
+
+
 # ---- exceptions ---------------------------------------------------------------------------------
 
 def _outcomes(make: Callable[[], Setup], data: list[tuple[Any, Any]],
