@@ -34,6 +34,10 @@ class Found:
     schedulers: list[Any] = field(default_factory=list)
     generators: list[Generator] = field(default_factory=list)
     tensors: list[Tensor] = field(default_factory=list)  # loose tensors (arguments, closure)
+    values: list[Any] = field(default_factory=list)  # plain Python values, in the walk's order
+
+
+_VALUES = (int, float, complex, str, bytes, bool, np.generic)
 
 
 def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
@@ -42,7 +46,12 @@ def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
     seen: set[int] = set()
 
     def visit(obj: Any, depth: int) -> None:
-        if id(obj) in seen or obj is None or isinstance(obj, (int, float, str, bytes, bool)):
+        if obj is None or isinstance(obj, _VALUES):
+            # NOTE: a recording keeps the Python values the step computed with: the signature
+            # holds every one the step can reach (a changed one retraces)
+            found.values.append(obj)
+            return
+        if id(obj) in seen:
             return
         seen.add(id(obj))
         if isinstance(obj, Tensor):
@@ -144,8 +153,10 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
         g = t._grad
         sig.append((d.shape, d.dtype.str, d.strides, str(t._device), t._requires_grad,
                     None if g is None else (g._data.shape, g._data.dtype.str, g._data.strides)))
-    for m in found.modules:
-        sig.append(tuple(s.training for s in m.modules()))
+    # NOTE: the modules' plain attributes (training flags, dropout's p, a user's flag) and the
+    # plain values in the closure, globals and the objects reached
+    sig.append(tuple(tuple(values.items()) for _, values in _module_values(found)))
+    sig.append(tuple(found.values))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
     return tuple(sig)
@@ -169,6 +180,7 @@ def _arg_key(obj: Any) -> Any:
 # as a store of the value it ended with, checked by the check replay, or breaks) -------------------
 
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
+_SIMPLE_SET = frozenset(_SIMPLE)
 _TABLES = ("_parameters", "_buffers", "_modules")
 
 
@@ -200,10 +212,9 @@ def module_attrs(found: Found) -> dict[tuple[int, str], tuple[Module, str, Any]]
     """``(id(module), name) -> (module, name, fingerprint)`` for every attribute of every module
     the step reaches (submodules included)."""
     out: dict[tuple[int, str], tuple[Module, str, Any]] = {}
-    for top in found.modules:
-        for m in top.modules():
-            for k, v in vars(m).items():
-                out[id(m), k] = (m, k, _fingerprint(k, v))
+    for m in _submodules(found):
+        for k, v in vars(m).items():
+            out[id(m), k] = (m, k, _fingerprint(k, v))
     return out
 
 
@@ -229,9 +240,30 @@ def attr_changes(before: dict[tuple[int, str], tuple[Module, str, Any]],
     return sets, None
 
 
+def _submodules(found: Found) -> list[Module]:
+    """The modules found and their submodules, each once, in ``modules()``'s order."""
+    out: list[Module] = []
+    seen: set[int] = set()
+
+    def walk(m: Module) -> None:
+        if id(m) not in seen:
+            seen.add(id(m))
+            out.append(m)
+            for c in m.__dict__["_modules"].values():
+                if c is not None:
+                    walk(c)
+
+    for top in found.modules:
+        walk(top)
+    return out
+
+
 def _module_values(found: Found) -> list[tuple[Module, dict[str, Any]]]:
-    return [(m, {k: v for k, v in vars(m).items() if _simple(v)})
-            for top in found.modules for m in top.modules()]
+    """Each module's plain attributes (the values a replay assumes, or stores)."""
+    simple = _SIMPLE_SET
+    return [(m, {k: v for k, v in m.__dict__.items()
+                 if type(v) in simple or (type(v) is tuple and _simple(v))})
+            for m in _submodules(found)]
 
 
 # ---- snapshots (the check replay is undone before the eager run it is checked against) ---------

@@ -206,6 +206,8 @@ for _name in _PROPERTIES:
 _DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress,
                 np.repeat}
 _DATA_SHAPED_METHODS = {"nonzero", "compress", "repeat"}
+# NOTE: NumPy functions whose result holds whatever the memory held (``Recorder._fresh``)
+_EMPTY = {np.empty, np.empty_like}
 # NOTE: NumPy functions that write into their first argument
 _WRITING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
                       np.put_along_axis}
@@ -253,6 +255,9 @@ class Recorder:
         self.roots: dict[int, int] = {}
         self.keep: list[Any] = []  # NOTE: every array seen stays alive, so ids stay unique
         self._seen: set[int] = set()  # ids of the slots' SymArrays and their plain arrays
+        # NOTE: slots made by np.empty/empty_like that no recorded call wrote into yet: their
+        # bytes when made (a change without a recorded write was made out of sight)
+        self._fresh: dict[int, tuple[Any, bytes]] = {}
         self.on_break: Callable[[str], None] = lambda cause: None  # the trace stops recording
 
     # ---- slots and templates ------------------------------------------------------------------
@@ -292,6 +297,13 @@ class Recorder:
         if isinstance(obj, SymArray):
             if obj._slot < 0:
                 raise Break("an array view made where the recording could not see it")
+            fresh = self._fresh.get(obj._slot)
+            if fresh is not None and fresh[0].tobytes() != fresh[1]:
+                # NOTE: np.empty's result filled in C (NumPy's random Generator, an extension):
+                # a replay would allocate it and leave it unfilled
+                raise Break("an array filled where the recording could not see it (a NumPy "
+                            "random Generator or another extension writing into np.empty's "
+                            "result)")
             return raw(obj), Slot(obj._slot)
         t = type(obj)
         if t is tuple or t is list:
@@ -344,6 +356,23 @@ class Recorder:
             return result, Host(result)
         return result, None
 
+    def _written(self, *targets: Any) -> None:
+        """Recorded writes into ``targets``: the fresh slots they view are filled now."""
+        if not self._fresh:
+            return
+        for t in targets:
+            a = raw(t) if isinstance(t, SymArray) else t
+            if not isinstance(a, np.ndarray):
+                continue
+            for n, (arr, _) in list(self._fresh.items()):
+                if np.may_share_memory(arr, a):
+                    del self._fresh[n]
+
+    def _made_empty(self, seen: Any) -> None:
+        if isinstance(seen, SymArray):
+            arr = raw(seen)
+            self._fresh[seen._slot] = (arr, arr.tobytes())
+
     def _run(self, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
         ACTIVE.rec = None
         try:
@@ -379,8 +408,10 @@ class Recorder:
         result = self._run(fn, plain_in, plain_kw)
         instr = Instr("call", fn, t_in, t_kw, pure=not outs and method != "at")
         if method == "at":
+            self._written(inputs[0])
             self.instrs.append(instr)
             return result
+        self._written(*outs)
         return self._finish(instr, result, outs)
 
     def function(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -393,10 +424,13 @@ class Recorder:
         result = self._run(func, plain_a, plain_kw)
         if writes and args and isinstance(args[0], SymArray):
             outs = (args[0],)
+        self._written(*outs)
         seen = self._finish(Instr("call", func, t_a, t_kw, pure=not writes and not outs),
                             result, outs)
         if func in _DATA_SHAPED:
             self._shape_guards(seen)
+        if func in _EMPTY:
+            self._made_empty(seen)
         return seen
 
     def method(self, obj: SymArray, name: str, args: tuple[Any, ...],
@@ -408,6 +442,7 @@ class Recorder:
         plain_kw, t_kw = self.lower(kwargs, writes=bool(outs))
         result = self._run(getattr(plain_self, name), plain_a, plain_kw)
         instr = Instr("method", name, (t_self, *t_a), t_kw, pure=not writes and not outs)
+        self._written(*outs, *((obj,) if writes else ()))
         seen = self._finish(instr, result, outs + ((obj,) if writes else ()))
         if name in _DATA_SHAPED_METHODS:
             self._shape_guards(seen)
@@ -436,6 +471,7 @@ class Recorder:
             plain[pkey] = pval
 
         self._run(write, (), {})
+        self._written(obj)
         self.instrs.append(Instr("setitem", None, (t, tkey, tval), pure=False))
 
     def guard(self, obj: SymArray, name: str, args: tuple[Any, ...], value: Any) -> None:
@@ -452,6 +488,8 @@ class Recorder:
         seen = self._finish(Instr("call", fn, t_a, t_kw, pure=pure), result)
         if fn in _DATA_SHAPED:
             self._shape_guards(seen)
+        if fn in _EMPTY:
+            self._made_empty(seen)
         return seen
 
     def _shape_guards(self, seen: Any) -> None:

@@ -354,6 +354,7 @@ class _Patches:
             if hasattr(torch_rng.TorchCPUGenerator, name):
                 self._set(torch_rng.TorchCPUGenerator, name,
                           _draw(getattr(torch_rng.TorchCPUGenerator, name), name, self.trace))
+        self._set(Tensor, "_make", staticmethod(_maker(Tensor._make, self.trace)))
         for name in _READS:
             if hasattr(Tensor, name):
                 self._set(Tensor, name, _user_read(getattr(Tensor, name), name, self.trace))
@@ -459,6 +460,28 @@ def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., An
                         lambda: orig(self, *_sym._plain(args), **_sym._plain(kwargs)))
 
     return draw
+
+
+def _maker(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
+    """``Tensor._make`` that breaks on a plain array the recording did not make: data from
+    outside the step (``tensor(ndarray)``, ``from_numpy``) would be a constant of the replay."""
+    def make(data: Any, dev: Any) -> Any:
+        rec = ACTIVE.rec
+        if (rec is not None and isinstance(data, np.ndarray) and not isinstance(data, SymArray)
+                and id(data) not in rec.roots):
+            trace._stop(f"a tensor made from an array the recording did not make "
+                        f"({_user_site()}): data from outside the step; pass it as an argument")
+        return orig(data, dev)
+
+    return make
+
+
+def _user_site() -> str:
+    """``file:line`` of the innermost frame outside the package."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_node._PKG_DIR):
+        f = f.f_back
+    return "unknown" if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
 
 
 def _user_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:

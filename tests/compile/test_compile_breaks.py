@@ -163,6 +163,49 @@ def test_cuda_tensors_break_cleanly() -> None:
                                           warned[0]), warned
 
 
+# ---- data from outside the step ------------------------------------------------------------------
+
+_DATA = np.random.default_rng(9).standard_normal((64, 8)).astype(np.float32)
+
+
+def _outside(kind: str) -> Setup:
+    model = nn.Linear(8, 4)
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    rng = np.random.default_rng(0)
+    calls = [0]
+
+    def step(x: Any, y: Any) -> Any:
+        calls[0] += 1
+        if kind == "numpy-rng":
+            x = x + ag.tensor(rng.standard_normal((16, 8)).astype(np.float32))
+        else:
+            i = calls[0] % 4 * 16
+            x = ag.tensor(_DATA[i:i + 16]) if kind == "tensor" else ag.from_numpy(_DATA[i:i + 16])
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return Setup(step, [model], [opt])
+
+
+OUTSIDE = [
+    ("numpy-rng", r"an array filled where the recording could not see it \(a NumPy random "
+                  r"Generator"),
+    ("tensor", r"a tensor made from an array the recording did not make \(.*test_compile_breaks"
+               r"\.py:\d+\): data from outside the step; pass it as an argument"),
+    ("from_numpy", r"a tensor made from an array the recording did not make"),
+]
+
+
+@pytest.mark.parametrize("kind, cause", OUTSIDE, ids=[k for k, _ in OUTSIDE])
+def test_data_from_outside_the_step_breaks(kind: str, cause: str) -> None:
+    """A NumPy generator's draw, a slice of a NumPy array: a replay would keep the first."""
+    warned, _ = compare(lambda: _outside(kind), BATCHES)
+    assert len(warned) == 1 and re.search("runs eagerly: " + cause, warned[0]), warned
+
+
 # ---- the modules' Python state -------------------------------------------------------------------
 
 class _Counting(nn.Module):
@@ -201,7 +244,6 @@ def _python_state(change: str) -> Setup:
 
 
 PYTHON_STATE = [
-    ("counter", r"the replay's module 0's _Counting\.calls differs from the eager step's"),
     ("append", r"the step changes the container _Counting\.seen \(a replay runs no Python\)"),
     ("replace", r"the step replaces a parameter, buffer or submodule in Linear\._parameters"),
 ]
@@ -215,6 +257,60 @@ def test_python_state_a_replay_cannot_repeat_breaks(change: str, cause: str) -> 
 
 def test_python_state_set_to_the_same_value_replays() -> None:
     replays(lambda: _python_state("train"), BATCHES)
+
+
+def test_a_counter_retraces_every_call_up_to_the_cache_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module attribute the step counts up is part of the signature: each call records anew
+    (its Python runs), then ``cache_size_limit`` makes the step eager, with one warning."""
+    from autograd_gpu._compile import _api
+    monkeypatch.setattr(_api, "cache_size_limit", 3)
+    warned, step = compare(lambda: _python_state("counter"), BATCHES)
+    assert len(warned) == 1 and "hit cache_size_limit (3)" in warned[0], warned
+    assert step.explain().replaying == 0
+
+
+_GLOBAL_SCALE = 1.0
+
+
+def _changing_values() -> Setup:
+    global _GLOBAL_SCALE
+    _GLOBAL_SCALE = 1.0
+    model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5), nn.Linear(16, 4))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    hyper = {"aux": 0.0}
+    calls = [0]
+
+    def step(x: Any, y: Any) -> Any:
+        opt.zero_grad()
+        out = model(x)
+        loss = nn.functional.cross_entropy(out, y) * _GLOBAL_SCALE + hyper["aux"] * out.pow(2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    def after(_: Any) -> None:  # NOTE: Python values the recording keeps, changed between calls
+        global _GLOBAL_SCALE
+        calls[0] += 1
+        if calls[0] == 5:
+            model[1].p = 0.0
+        if calls[0] == 6:
+            hyper["aux"] = 0.5
+        if calls[0] == 7:
+            _GLOBAL_SCALE = 2.0
+
+    return Setup(step, [model], [opt], after=after)
+
+
+def test_python_values_changed_between_calls_retrace() -> None:
+    """Dropout's p, a dict in the closure, a global: each change is a new signature."""
+    global _GLOBAL_SCALE
+    try:
+        warned, step = compare(_changing_values, batches(9, (16, 8), 4, seed=8))
+    finally:
+        _GLOBAL_SCALE = 1.0
+    assert not warned
+    assert step.explain().signatures == 5, str(step.explain())
 
 
 # ---- exceptions ---------------------------------------------------------------------------------
