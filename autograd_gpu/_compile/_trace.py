@@ -358,6 +358,12 @@ class _Patches:
         for name in _READS:
             if hasattr(Tensor, name):
                 self._set(Tensor, name, _user_read(getattr(Tensor, name), name, self.trace))
+        from ..random import Generator
+
+        for name in ("manual_seed", "seed"):
+            self._set(Generator, name, _reseed(getattr(Generator, name), self.trace))
+        for name in ("get_state", "set_state"):
+            self._set(Generator, name, _state_read(getattr(Generator, name), name, self.trace))
         for opt in self.trace.found.optimizers:
             for name in ("step", "zero_grad"):
                 self._set(opt, name, _opaque(getattr(opt, name), self.trace), instance=True)
@@ -526,6 +532,42 @@ def _opaque(bound: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
         except Break as b:
             trace._stop(b.cause)
         return out
+
+    return call
+
+
+def _reseed(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
+    """``Generator.manual_seed``/``seed`` in the step: run as it is, and again on replay (with
+    the same arguments) before the draws that follow it."""
+    @functools.wraps(orig)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None:
+            return orig(self, *args, **kwargs)
+        if _has_sym((args, kwargs)):
+            trace._stop(f"Generator.{orig.__name__}() with a tensor's value")
+            return orig(self, *args, **kwargs)
+        ACTIVE.rec = None
+        try:
+            out = orig(self, *args, **kwargs)
+        finally:
+            ACTIVE.rec = rec
+        rec.instrs.append(Instr("opaque", functools.partial(orig, self, *args, **kwargs),
+                                pure=False))
+        return out
+
+    return call
+
+
+def _state_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:
+    """``Generator.get_state``/``set_state`` in the step: a state read back to Python (or one
+    kept from a read) cannot be replayed."""
+    @functools.wraps(orig)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if ACTIVE.rec is not None:
+            trace._stop(f"Generator.{name}() in the step (a generator's state read back to "
+                        "Python)")
+        return orig(self, *args, **kwargs)
 
     return call
 

@@ -53,6 +53,8 @@ READS = [
     ("print", lambda loss, out, x: _print(loss), r"str\(tensor\) \(print\) at "),
     ("f-string", lambda loss, out, x: f"{loss:.3f}", r"format\(tensor\) \(an f-string\) at "),
     ("numpy", lambda loss, out, x: out.detach().numpy().sum(), r"Tensor\.numpy\(\) at "),
+    ("rng-state", lambda loss, out, x: (ag.get_rng_state(), loss)[1],
+     r"Generator\.get_state\(\) in the step \(a generator's state read back to Python\)"),
 ]
 
 

@@ -291,6 +291,23 @@ def _random_draws() -> Setup:
     return Setup(step, [model], [opt])
 
 
+def _seeded_in_step() -> Setup:
+    model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5), nn.Linear(16, 4))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    gen = ag.Generator()
+
+    def step(x: Any, y: Any) -> Any:
+        ag.manual_seed(42)  # NOTE: replayed before the draws that follow it
+        gen.manual_seed(7)
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x + ag.randn(x.shape, generator=gen)), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return Setup(step, [model], [opt])
+
+
 def _closure_state() -> Setup:
     model = _mlp()
     opt = ag.optim.SGD(model.parameters(), lr=0.1)
@@ -382,6 +399,7 @@ IMAGES = batches(6, (4, 3, 8, 8), 4, seed=3)
 STEPS = {
     "manual-sgd": (_manual_sgd, MLP_BATCHES),
     "random-draws": (_random_draws, MLP_BATCHES),
+    "seeded-in-step": (_seeded_in_step, MLP_BATCHES),
     "closure-state": (_closure_state, MLP_BATCHES),
     "train-eval-switch": (_mode_switch, MLP_BATCHES),
     "losses": (_losses, MLP_BATCHES),
