@@ -221,8 +221,8 @@ def module_attrs(found: Found) -> dict[tuple[int, str], tuple[Module, str, Any]]
 def attr_changes(before: dict[tuple[int, str], tuple[Module, str, Any]],
                  after: dict[tuple[int, str], tuple[Module, str, Any]]
                  ) -> tuple[list[tuple[Module, str, Any]], str | None]:
-    """(the attributes set to plain values, as (module, name, value)), the first change a
-    replay cannot repeat (described), or None)."""
+    """(the attributes set to plain values or to tensors, as (module, name, value)), the first
+    change a replay cannot repeat (described), or None)."""
     sets: list[tuple[Module, str, Any]] = []
     for key, (m, k, fp) in after.items():
         was = before.get(key)
@@ -230,6 +230,9 @@ def attr_changes(before: dict[tuple[int, str], tuple[Module, str, Any]],
             continue
         if fp[0] == "value":
             sets.append((m, k, fp[2]))
+            continue
+        if fp[0] == "object" and isinstance(vars(m)[k], Tensor):
+            sets.append((m, k, vars(m)[k]))  # NOTE: weight_norm's weight, made by its hook
             continue
         what = {"table": "replaces a parameter, buffer or submodule in",
                 "container": "changes the container", "object": "replaces the object"}[fp[0]]

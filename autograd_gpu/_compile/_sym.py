@@ -18,6 +18,7 @@ The recording is a straight line: ``_program.Program`` turns it into one Python 
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -72,6 +73,7 @@ class SymArray(np.ndarray):
 
     _slot: int = -1
     _orig: Any = None  # the plain array (or NumPy scalar) it stands for
+    _rid: int = -1  # the recording whose slot it is
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         rec = ACTIVE.rec
@@ -231,6 +233,9 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
+_RIDS = itertools.count()
+
+
 class _Active(threading.local):
     rec: Recorder | None = None
 
@@ -248,6 +253,7 @@ class Recorder:
     (``np.full`` calling ``np.empty``) are not recorded twice."""
 
     def __init__(self) -> None:
+        self.rid = next(_RIDS)
         self.instrs: list[Instr] = []
         self.consts: list[Any] = []
         self._const_ids: dict[int, int] = {}
@@ -265,10 +271,15 @@ class Recorder:
         sym = np.ndarray.view(arr, SymArray)
         sym._orig = arr
         sym._slot = self.n_slots
+        sym._rid = self.rid
         self.n_slots += 1
         self.keep.append(sym)
         self._seen.update((id(sym), id(arr)))
         return sym
+
+    def owns(self, sym: SymArray) -> bool:
+        """Whether ``sym`` is a slot of this recording."""
+        return sym._slot >= 0 and sym._rid == self.rid
 
     def aliases(self, arr: Any) -> bool:
         """Whether ``arr`` is, or views the memory of, an array the recording computes or
@@ -294,6 +305,10 @@ class Recorder:
         """(the plain object to compute with, its template): SymArrays become their slots,
         plain arrays the step started from their roots' slots, other arrays constants (which a
         recorded call must not write into: ``writes``)."""
+        if isinstance(obj, SymArray) and obj._rid != self.rid and obj._slot >= 0:
+            # NOTE: a slot of another recording (kept past its call): the plain array it stands
+            # for, foreign to this one
+            obj = raw(obj)
         if isinstance(obj, SymArray):
             if obj._slot < 0:
                 raise Break("an array view made where the recording could not see it")

@@ -14,8 +14,10 @@ signature stays eager); under ``fullgraph=True`` it raises instead.
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 import threading
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -67,6 +69,8 @@ class Trace:
         self._data: dict[int, tuple[Tensor, SymArray]] = {}  # id(tensor) -> installed array
         self._grads: dict[int, tuple[Tensor, Any]] = {}  # id(param) -> its grad at load
         self.backward_ran = False
+        self.made: list[weakref.ref[Tensor]] = []  # the tensors the recorded call made
+        self._kept: list[Tensor] = []  # made by the call, stored by the replay (module attributes)
         self._arg_paths: dict[int, tuple[Any, ...]] = {}
 
     # ---- places -----------------------------------------------------------------------------
@@ -163,6 +167,29 @@ class Trace:
                 self._finish(self.result)
             return self.result
 
+    def _escapes(self) -> None:
+        """A tensor the call made that outlives it, other than its results and the places'
+        gradients (kept by a hook, a container, a global), breaks: a replay would leave the
+        recorded call's tensor there."""
+        allowed = {id(t) for t in _tensors_in(self.result)} | {id(t) for t in self._kept}
+        for t in self._tensors():
+            allowed.add(id(t))
+            if t._grad is not None:
+                allowed.add(id(t._grad))
+
+        def alive() -> list[Tensor]:
+            return [t for t in (ref() for ref in self.made)
+                    if t is not None and id(t) not in allowed]
+
+        # NOTE: a collection (slow: the whole heap) only when some outlive the call; reference
+        # cycles among the freed (graph nodes) may still hold them
+        if alive():
+            gc.collect()
+        if alive():
+            self._stop("a tensor made in the step outlives it (kept by a hook, a container or "
+                       "an attribute): a replay would leave the recorded call's tensor there",
+                       during_call=False)
+
     def _python_state(self, before: dict[Any, Any]) -> None:
         """What the step set in its modules' Python attributes: plain values are stored by the
         replay as the recorded call left them (the check replay compares them with eager's, so
@@ -173,7 +200,18 @@ class Trace:
             self._stop(cause, during_call=False)
             return
         for m, k, v in sets:
-            self.rec.instrs.append(Instr("store", _AttrSetter(m, k, v), pure=False))
+            if not isinstance(v, Tensor):
+                self.rec.instrs.append(Instr("store", _AttrSetter(m, k, v), pure=False))
+                continue
+            data = v._data
+            if not (isinstance(data, SymArray) and self.rec.owns(data)):
+                self._stop(f"the step sets {type(m).__name__}.{k} to a tensor the recording "
+                           "did not make", during_call=False)
+                return
+            self.rec.instrs.append(Instr("store", _TensorAttrSetter(m, k, v._device),
+                                         (Slot(data._slot),), pure=False))
+            v._data = raw(data)
+            self._kept.append(v)
 
     def _stop(self, cause: str, during_call: bool = True) -> None:
         """End the recording; the rest of the call runs eagerly (``fullgraph``: raise)."""
@@ -185,6 +223,8 @@ class Trace:
 
     def _finish(self, result: Any) -> None:
         outputs = self._outputs(result)
+        if self.cause is None:
+            self._escapes()
         if self.cause is not None:
             return
         self.program = Program(self.rec.instrs, self.rec.consts, outputs)
@@ -213,6 +253,16 @@ class Trace:
             return ("value", result)
         self._stop(f"a result of type {type(result).__name__}", during_call=False)
         return None
+
+
+def _tensors_in(obj: Any) -> list[Tensor]:
+    if isinstance(obj, Tensor):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        return [t for o in obj for t in _tensors_in(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in _tensors_in(o)]
+    return []
 
 
 def _plain_result(obj: Any) -> Any:
@@ -304,6 +354,18 @@ class _AttrSetter:
 
     def __call__(self) -> None:
         object.__setattr__(self.obj, self.name, self.value)
+
+
+class _TensorAttrSetter:
+    """A module attribute set to a tensor the step made (``weight_norm``'s ``weight``): on
+    replay, a tensor of the replayed array (no graph: the replay keeps none)."""
+    __slots__ = ("obj", "name", "dev")
+
+    def __init__(self, obj: Any, name: str, dev: Any) -> None:
+        self.obj, self.name, self.dev = obj, name, dev
+
+    def __call__(self, a: Any) -> None:
+        object.__setattr__(self.obj, self.name, Tensor._make(a, self.dev))
 
 
 class _Draw:
@@ -470,14 +532,19 @@ def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., An
 
 def _maker(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
     """``Tensor._make`` that breaks on a plain array the recording did not make: data from
-    outside the step (``tensor(ndarray)``, ``from_numpy``) would be a constant of the replay."""
+    outside the step (``tensor(ndarray)``, ``from_numpy``) would be a constant of the replay;
+    the tensors made are noted (``Trace._escapes``)."""
     def make(data: Any, dev: Any) -> Any:
         rec = ACTIVE.rec
-        if (rec is not None and isinstance(data, np.ndarray) and not isinstance(data, SymArray)
-                and id(data) not in rec.roots):
+        if rec is None:
+            return orig(data, dev)
+        if (isinstance(data, np.ndarray) and id(data) not in rec.roots
+                and not (isinstance(data, SymArray) and rec.owns(data))):
             trace._stop(f"a tensor made from an array the recording did not make "
                         f"({_user_site()}): data from outside the step; pass it as an argument")
-        return orig(data, dev)
+        t = orig(data, dev)
+        trace.made.append(weakref.ref(t))
+        return t
 
     return make
 
