@@ -551,7 +551,7 @@ def _maker(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
 
 def _user_site() -> str:
     """``file:line`` of the innermost frame outside the package."""
-    f = sys._getframe(2)
+    f: Any = sys._getframe(2)
     while f is not None and f.f_code.co_filename.startswith(_node._PKG_DIR):
         f = f.f_back
     return "unknown" if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"

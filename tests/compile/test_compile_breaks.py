@@ -14,7 +14,8 @@ import pytest
 
 import autograd_gpu as ag
 from autograd_gpu._compile import FullGraphError
-from tests.compile._steps import Setup, assert_same, batches, compare, replays, run
+from tests.compile._steps import (Setup, assert_same, batches, classifier_step, compare,
+                                  replays, run)
 
 nn = ag.nn
 BATCHES = batches(5, (16, 8), 4)
@@ -205,6 +206,48 @@ OUTSIDE = [
 def test_data_from_outside_the_step_breaks(kind: str, cause: str) -> None:
     """A NumPy generator's draw, a slice of a NumPy array: a replay would keep the first."""
     warned, _ = compare(lambda: _outside(kind), BATCHES)
+    assert len(warned) == 1 and re.search("runs eagerly: " + cause, warned[0]), warned
+
+
+# ---- tensors kept past the call ------------------------------------------------------------------
+
+def _keeping(kind: str) -> Setup:
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Dropout(0.1), nn.Linear(16, 4))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    kept: dict[str, Any] = {}
+    if kind == "forward-hook":
+        model[1].register_forward_hook(lambda mod, inp, out: kept.update(features=out.detach()))
+    elif kind == "gradient-hook":
+        model[0].weight.register_hook(lambda g: kept.setdefault("grads", []).append(g))
+    step = classifier_step(model, opt)
+    if kind == "checkpoint":
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad()
+            out = ag.utils.checkpoint.checkpoint(model, x, use_reentrant=False)
+            loss = nn.functional.cross_entropy(out, y)
+            loss.backward()
+            opt.step()
+            return loss
+
+    def after(_: Any) -> None:  # NOTE: what the hooks kept, compared with eager's
+        model.kept_sum = float(kept["features"].sum()) if "features" in kept else 0.0
+        model.kept_count = len(kept.get("grads", ()))
+
+    return Setup(step, [model], [opt], after=after)
+
+
+KEEPING = [
+    ("forward-hook", "a tensor made in the step outlives it"),
+    ("gradient-hook", "a tensor made in the step outlives it"),
+    ("checkpoint", r"Generator\.get_state\(\) in the step"),
+]
+
+
+@pytest.mark.parametrize("kind, cause", KEEPING, ids=[k for k, _ in KEEPING])
+def test_tensors_kept_past_the_call_break(kind: str, cause: str) -> None:
+    """A hook keeping its tensor would keep the recorded call's on replay; checkpoint keeps a
+    generator's state to redraw in the backward."""
+    warned, _ = compare(lambda: _keeping(kind), BATCHES)
     assert len(warned) == 1 and re.search("runs eagerly: " + cause, warned[0]), warned
 
 

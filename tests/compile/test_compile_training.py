@@ -364,6 +364,13 @@ def _losses() -> Setup:
     return Setup(step, [model], [opt])
 
 
+def _gradient_hook() -> Setup:
+    model = _mlp()
+    model[0].weight.register_hook(lambda g: g * 0.5)  # NOTE: arithmetic only: recorded
+    model[2].register_forward_hook(lambda mod, inp, out: out * 2)
+    return _with(model, "SGD")
+
+
 class _Attention(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -410,6 +417,10 @@ STEPS = {
         nn.ConvTranspose2d(4, 4, 2, stride=2), nn.InstanceNorm2d(4, affine=True), nn.AvgPool2d(2),
         nn.Conv2d(4, 4, 3, padding=1, groups=2, bias=False), nn.AdaptiveAvgPool2d(1),
         nn.Flatten(), nn.Linear(4, 4))), IMAGES),
+    "weight-norm": (lambda: _with(nn.Sequential(
+        nn.utils.parametrizations.weight_norm(nn.Linear(8, 16)), nn.ReLU(),
+        nn.utils.spectral_norm(nn.Linear(16, 4)))), MLP_BATCHES),
+    "gradient-hook": (_gradient_hook, MLP_BATCHES),
     "activations": (lambda: _with(nn.Sequential(
         nn.Linear(8, 16), nn.Softplus(), nn.Mish(), nn.ELU(), nn.Hardswish(), nn.PReLU(),
         nn.SELU(), nn.AlphaDropout(0.1), nn.Linear(16, 4), nn.LogSoftmax(1)), "SGD"),
