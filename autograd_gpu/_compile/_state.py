@@ -281,7 +281,8 @@ class Snapshot:
 
     def __init__(self, found: Found, tensors: list[Tensor]) -> None:
         self.tensors = [(t, t._data, _copy(t._data), t._grad,
-                         None if t._grad is None else (t._grad._data, _copy(t._grad._data)))
+                         None if t._grad is None else (t._grad._data, _copy(t._grad._data)),
+                         t._requires_grad)
                         for t in tensors]
         self.optims = [(opt, {p: {k: (v, _copy(v._data)) if isinstance(v, Tensor) else
                                   (v, _copy(v)) for k, v in s.items()}
@@ -294,7 +295,8 @@ class Snapshot:
         self.attrs = _module_values(found)
 
     def restore(self) -> None:
-        for t, data, copy, grad, gdata in self.tensors:
+        for t, data, copy, grad, gdata, flag in self.tensors:
+            t._requires_grad = flag
             t._data = data
             if isinstance(data, np.ndarray):
                 np.copyto(data, copy)

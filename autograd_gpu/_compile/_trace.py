@@ -67,7 +67,8 @@ class Trace:
         self.program: Program | None = None
         self.result: Any = None
         self._data: dict[int, tuple[Tensor, SymArray]] = {}  # id(tensor) -> installed array
-        self._grads: dict[int, tuple[Tensor, Any]] = {}  # id(param) -> its grad at load
+        # NOTE: id(tensor) -> (it, its grad, its requires_grad) at load
+        self._grads: dict[int, tuple[Tensor, Any, bool]] = {}
         self.backward_ran = False
         self.made: list[weakref.ref[Tensor]] = []  # the tensors the recorded call made
         self._kept: list[Tensor] = []  # made by the call, stored by the replay (module attributes)
@@ -96,8 +97,8 @@ class Trace:
             t._data = sym
             self._data[id(t)] = (t, sym)
             rec.instrs.append(Instr("load", _Loader(self._at(t)), out=Slot(sym._slot)))
-            if t._grad is not None or t._requires_grad:
-                self._grads[id(t)] = (t, t._grad)
+            # NOTE: every place: the step may make an input require grad and fill its .grad
+            self._grads[id(t)] = (t, t._grad, t._requires_grad)
 
     def store(self) -> None:
         """Write back what changed since the last ``load`` (new gradients, replaced arrays), and
@@ -110,7 +111,10 @@ class Trace:
                     raise Break("a tensor's array replaced by one the recording did not see")
                 rec.instrs.append(Instr("store", _DataSetter(self._at(t)), (Slot(cur._slot),),
                                         pure=False))
-        for p, was in self._grads.values():
+        for p, was, flag in self._grads.values():
+            if p._requires_grad != flag:
+                rec.instrs.append(Instr("store", _FlagSetter(self._at(p), p._requires_grad),
+                                        pure=False))
             cur = p._grad
             if cur is was:
                 continue
@@ -334,6 +338,16 @@ class _DataSetter:
 
     def __call__(self, a: Any) -> None:
         self.at()._data = a
+
+
+class _FlagSetter:
+    __slots__ = ("at", "flag")
+
+    def __init__(self, at: _Locate, flag: bool) -> None:
+        self.at, self.flag = at, flag
+
+    def __call__(self) -> None:
+        self.at()._requires_grad = self.flag
 
 
 class _GradSetter:

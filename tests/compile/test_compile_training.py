@@ -308,6 +308,36 @@ def _seeded_in_step() -> Setup:
     return Setup(step, [model], [opt])
 
 
+def _input_gradients() -> Setup:
+    """FGSM-like: the input made to require grad inside the step, its .grad returned, a
+    second backward on the perturbed input; and autograd.grad with create_graph."""
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4))
+    opt = ag.optim.Adam(model.parameters(), lr=1e-2)
+
+    def step(x: Any, y: Any) -> Any:
+        x.requires_grad_(True)
+        nn.functional.cross_entropy(model(x), y).backward()
+        adv = (x + 0.1 * x.grad.sign()).detach()
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(adv), y)
+        grads = ag.autograd.grad(loss, list(model.parameters()), create_graph=True)
+        (loss + 0.1 * sum((g ** 2).sum() for g in grads)).backward()
+        opt.step()
+        return loss.detach(), x.grad, x.requires_grad
+
+    return Setup(step, [model], [opt])
+
+
+def _inference() -> Setup:
+    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Linear(16, 4)).half()
+
+    @ag.inference_mode()
+    def step(x: Any, y: Any) -> Any:
+        return model(x.half()).float().softmax(1)
+
+    return Setup(step, [model])
+
+
 def _closure_state() -> Setup:
     model = _mlp()
     opt = ag.optim.SGD(model.parameters(), lr=0.1)
@@ -407,6 +437,8 @@ STEPS = {
     "manual-sgd": (_manual_sgd, MLP_BATCHES),
     "random-draws": (_random_draws, MLP_BATCHES),
     "seeded-in-step": (_seeded_in_step, MLP_BATCHES),
+    "input-gradients": (_input_gradients, MLP_BATCHES),
+    "inference-mode-half": (_inference, MLP_BATCHES),
     "closure-state": (_closure_state, MLP_BATCHES),
     "train-eval-switch": (_mode_switch, MLP_BATCHES),
     "losses": (_losses, MLP_BATCHES),
