@@ -4,9 +4,12 @@
 its arguments, its closure, its defaults, the globals its code names (and, one level down, the
 same for the functions and plain objects among those). Their tensors are the step's *places*:
 each tensor's array, and each parameter's gradient slot. ``signature`` is what a replay assumes
-(shapes, dtypes, devices, ``requires_grad``, which gradients exist, layouts, training flags, grad
-mode, the non-tensor arguments); ``Snapshot`` copies everything a step may change, so that the
-check replay (``_api``) can be undone.
+(shapes, dtypes, devices, ``requires_grad``, which gradients exist, layouts, grad mode, the
+non-tensor arguments, the modules' plain attributes (training flags, dropout's ``p``) and every
+plain Python value the walk met: a recording keeps the values the step computed with, so a
+changed one retraces); ``Snapshot`` copies everything a step may change, so that the check
+replay (``_api``) can be undone; ``module_attrs``/``attr_changes`` tell what a step changed in
+its modules' Python state.
 """
 
 from __future__ import annotations

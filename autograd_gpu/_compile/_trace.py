@@ -8,7 +8,16 @@ optimizer or scheduler call is *opaque*: the places are written back (``store``)
 as it is, unrecorded, and the places load again after it; a replay calls it again, so its Python
 state (step counts, learning rates, new state tensors) evolves as in eager. A user-facing read of
 a tensor's value ends the recording (a ``Break``: the rest of the call runs eagerly, and the
-signature stays eager); under ``fullgraph=True`` it raises instead.
+signature stays eager); under ``fullgraph=True`` it raises instead. ``Generator.manual_seed`` in
+the step is opaque too (replayed with its arguments).
+
+A replay runs no Python, so after the call: plain attributes the step set on its modules (a
+``train()`` in the step) and tensors it set there (``weight_norm``'s ``weight``) become stores
+of what the call left (the check replay compares them with eager's); other changes to the
+modules (a replaced parameter, an appended list) break, and so does a tensor the call made that
+outlives it other than its results and gradients (kept by a hook, a container): a replay would
+leave the recorded call's there. A tensor made inside the step from an array the recording did
+not make (``tensor(ndarray)``, ``from_numpy``: data from outside) breaks as well.
 """
 
 from __future__ import annotations
