@@ -11,7 +11,10 @@ again on replay. Arrays made from Python values alone (``np.zeros``, ``np.asarra
 recorded by patching those NumPy functions for the trace, so a replay allocates them afresh;
 random draws are recorded as calls on the generator that made them, so a replay draws new
 numbers in the same order. What the recording cannot replay ends it (``Break``): an in-place
-write into an array the trace did not make, for one.
+write into an array the trace did not make, for one; a view of recorded memory made out of
+sight (``np.ndarray(buffer=...)``, an ``__array_interface__`` object; ``as_strided`` is recorded
+as one call instead), or ``np.empty``'s result filled out of sight (by an extension such as
+NumPy's random Generator): as constants, they would hold the recorded call's memory.
 
 The recording is a straight line: ``_program.Program`` turns it into one Python function.
 """
