@@ -62,7 +62,7 @@ def snapshot(result: Any, s: Setup) -> list[tuple[str, Any]]:
     for j, opt in enumerate(s.optimizers):
         for i, st in enumerate(opt.state.values()):
             for k, v in st.items():
-                items.append((f"optimizer {j} state {i} {k}", _array(v)))
+                _flatten(v, f"optimizer {j} state {i} {k}", items)  # NOTE: LBFGS keeps lists
         for i, g in enumerate(opt.param_groups):
             for k, v in g.items():
                 if k != "params":

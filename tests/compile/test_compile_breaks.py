@@ -101,10 +101,11 @@ def test_data_dependent_shape_that_stays_replays() -> None:
     replays(_setup(lambda loss, out, x: loss + x[x > 0].sum() * 0), fixed)
 
 
-def test_optimizer_step_with_a_closure_breaks() -> None:
+@pytest.mark.parametrize("name", ["SGD", "LBFGS"])
+def test_optimizer_step_with_a_closure_breaks(name: str) -> None:
     def make() -> Setup:
         model = nn.Linear(8, 4)
-        opt = ag.optim.SGD(model.parameters(), lr=0.1)
+        opt = getattr(ag.optim, name)(model.parameters(), lr=0.1)
 
         def step(x: Any, y: Any) -> Any:
             def closure() -> Any:
@@ -118,8 +119,8 @@ def test_optimizer_step_with_a_closure_breaks() -> None:
         return Setup(step, [model], [opt])
 
     warned, _ = compare(make, BATCHES)
-    assert len(warned) == 1 and "SGD.step() with arguments (a closure" in warned[0], warned
-    with pytest.raises(FullGraphError, match=r"SGD\.step\(\) with arguments"):
+    assert len(warned) == 1 and f"{name}.step() with arguments (a closure" in warned[0], warned
+    with pytest.raises(FullGraphError, match=name + r"\.step\(\) with arguments"):
         ag.compile(make().step, fullgraph=True)(ag.tensor(BATCHES[0][0]),
                                                ag.tensor(BATCHES[0][1]))
 
@@ -364,7 +365,8 @@ def test_python_values_changed_between_calls_retrace() -> None:
 
 def _outcomes(make: Callable[[], Setup], data: list[tuple[Any, Any]],
               compiled: bool) -> tuple[list[Any], list[Any]]:
-    """(each call's loss bytes or (exception type, first line), the parameters at the end)."""
+    """(each call's loss bytes or (exception type, first line), the parameters and gradients at
+    the end)."""
     ag.manual_seed(0)
     s = make()
     step = ag.compile(s.step) if compiled else s.step
@@ -374,7 +376,8 @@ def _outcomes(make: Callable[[], Setup], data: list[tuple[Any, Any]],
             out.append(step(ag.tensor(x), ag.tensor(y)).detach().numpy().tobytes())
         except Exception as e:  # noqa: BLE001 - compared with eager's
             out.append((type(e), str(e).split("\n")[0]))
-    return out, [p.detach().numpy().tobytes() for p in s.modules[0].parameters()]
+    return out, [(p.detach().numpy().tobytes(), None if p.grad is None else
+                  p.grad.numpy().tobytes()) for p in s.modules[0].parameters()]
 
 
 @pytest.mark.parametrize("at", [0, 1, 2, 3, 4])
