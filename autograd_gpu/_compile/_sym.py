@@ -370,6 +370,10 @@ class Recorder:
         if type(result) is tuple or type(result) is list:
             pairs = [self.lift(r, outs) for r in result]
             return type(result)(p for p, _ in pairs), tuple(m for _, m in pairs)
+        if isinstance(result, tuple) and hasattr(result, "_fields"):
+            # NOTE: a named tuple (np.linalg's QRResult, SlogdetResult, EighResult, ...)
+            pairs = [self.lift(r, outs) for r in result]
+            return type(result)(*(p for p, _ in pairs)), tuple(m for _, m in pairs)
         if isinstance(result, (bool, int, float, complex)):
             return result, Host(result)
         return result, None

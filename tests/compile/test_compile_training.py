@@ -464,3 +464,57 @@ STEPS = {
 def test_more_steps(name: str) -> None:
     make, data = STEPS[name]
     replays(make, data)
+
+
+# ---- single ops in a step (their array work recorded whole) ---------------------------------------
+
+def _spd(w: Any, x: Any) -> Any:
+    a = (x * w)[:, :4]
+    return a @ a.T + 4 * ag.eye(4)
+
+
+L = ag.linalg
+F = nn.functional
+OPS = {
+    "sort-topk-cumsum": lambda w, x: (ag.sort(x * w, 1)[0].sum() + ag.topk(x * w, 3, 1)[0].sum()
+                                      + (x * w).cumsum(1).sum() + ag.logcumsumexp(x * w, 1).sum()),
+    "scatter-gather": lambda w, x: (
+        ag.zeros(4, 8).scatter_add(0, ag.tensor([[0, 1, 2, 3] * 2] * 4), x * w).sum()
+        + (x * w).gather(1, ag.tensor([[0, 2]] * 4)).sum() + (x * w).masked_fill(x > 0.5, 0).sum()),
+    "einsum-fft": lambda w, x: (ag.einsum("ij,kj->ik", x * w, x).sum()
+                                + ag.fft.rfft(x * w, dim=1).abs().sum()),
+    "linalg": lambda w, x: (L.solve(_spd(w, x), x[:, :1]).sum() + L.qr(_spd(w, x))[0].sum()
+                            + L.eigh(_spd(w, x))[0].sum() + L.slogdet(_spd(w, x))[1]
+                            + L.lstsq(_spd(w, x), x[:, :2]).solution.sum()
+                            + L.pinv(_spd(w, x)).sum() + L.svdvals(_spd(w, x)).sum()),
+    "sampling": lambda w, x: (
+        F.grid_sample((x * w).reshape(1, 1, 4, 8), x.reshape(1, 4, 4, 2).tanh(),
+                      align_corners=False).sum()
+        + F.interpolate((x * w).reshape(1, 1, 4, 8), size=(6, 5), mode="bicubic",
+                        align_corners=True).sum()),
+    "ctc-and-margins": lambda w, x: (
+        F.ctc_loss(F.log_softmax((x * w).reshape(4, 1, 8), 2).repeat(2, 1, 1),
+                   ag.tensor([[1, 2, 3]]), ag.tensor([8]), ag.tensor([3]))
+        + F.triplet_margin_loss(x * w, x.flip(0), x.roll(1, 0))
+        + F.multi_margin_loss(x * w, ag.tensor([0, 1, 2, 3]))),
+}
+
+
+@pytest.mark.parametrize("name", list(OPS))
+def test_ops_in_a_step(name: str) -> None:
+    def make() -> Setup:
+        holder = nn.Module()
+        holder.w = nn.Parameter(ag.ones(4, 8) + 0.1 * ag.randn(4, 8))
+        opt = ag.optim.SGD(holder.parameters(), lr=1e-3)
+
+        def step(x: Any) -> Any:
+            opt.zero_grad()
+            loss = OPS[name](holder.w, x)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        return Setup(step, [holder], [opt])
+
+    rng = np.random.default_rng(11)
+    replays(make, [(rng.standard_normal((4, 8)).astype(np.float32),) for _ in range(5)])
