@@ -158,7 +158,10 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
                     None if g is None else (g._data.shape, g._data.dtype.str, g._data.strides)))
     # NOTE: the modules' plain attributes (training flags, dropout's p, a user's flag) and the
     # plain values in the closure, globals and the objects reached
-    sig.append(tuple(tuple(values.items()) for _, values in _module_values(found)))
+    simple = _SIMPLE_SET
+    sig.append(tuple(tuple([(k, v) for k, v in m.__dict__.items()
+                            if type(v) in simple or (type(v) is tuple and _simple(v))])
+                     for m in _submodules(found)))
     sig.append(tuple(found.values))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
