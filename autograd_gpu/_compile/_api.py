@@ -14,7 +14,6 @@ one warning naming the cause; under ``fullgraph=True`` it raises instead. More s
 from __future__ import annotations
 
 import functools
-import types
 import warnings
 import weakref
 from dataclasses import dataclass, field
@@ -100,8 +99,6 @@ class CompiledFunction:
         self._warned: set[str] = set()
         self._limit_hit = False
         self._quiet = False
-        self._env_key: Any = None
-        self._env = _state.Found()
         functools.update_wrapper(self, fn)
         self._torchdynamo_orig_callable = fn
         _ALL.add(self)
@@ -128,15 +125,10 @@ class CompiledFunction:
         return self._replay(entry, args, kwargs)
 
     def _discover(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _state.Found:
-        """``_state.discover``, the function's own part (closure, globals, defaults) found again
-        only when one of those objects is another object than on the last call."""
+        """``_state.discover`` on every call: the plain values it reads (a global scale, an
+        attribute of an object the step reaches) are part of the signature."""
         target = self._owner if self._owner is not None else self._fn
-        key = _env_key(target)
-        if key != self._env_key:
-            self._env_key, self._env = key, _state.discover(target, (), {})
-        if not args and not kwargs:
-            return self._env
-        return _merge(self._env, _state.discover(None, args, kwargs))
+        return _state.discover(target, args, kwargs)
 
     # ---- the three states ---------------------------------------------------------------------
     def _record(self, key: Any, found: Any, args: tuple[Any, ...],
@@ -241,37 +233,6 @@ class CompiledFunction:
                     ex.ops_recorded.append(e.program.n_recorded)
                     ex.ops_replayed.append(len(e.program.instrs))
         return ex
-
-
-def _env_key(fn: Any) -> tuple[int, ...]:
-    """The identities of what a function's discovery starts from: its ``self``, closure cells'
-    contents, defaults and the globals its code names."""
-    ids: list[int] = [id(fn)]
-    if isinstance(fn, types.MethodType):
-        ids.append(id(fn.__self__))
-        fn = fn.__func__
-    if isinstance(fn, types.FunctionType):
-        for cell in fn.__closure__ or ():
-            try:
-                ids.append(id(cell.cell_contents))
-            except ValueError:
-                ids.append(0)
-        ids.append(id(fn.__defaults__))
-        g = fn.__globals__
-        ids += [id(g.get(name)) for name in _state.global_names(fn.__code__)]
-    return tuple(ids)
-
-
-def _merge(a: _state.Found, b: _state.Found) -> _state.Found:
-    out = _state.Found()
-    for name in ("modules", "optimizers", "schedulers", "generators", "tensors"):
-        seen: set[int] = set()
-        merged = getattr(out, name)
-        for obj in getattr(a, name) + getattr(b, name):
-            if id(obj) not in seen:
-                seen.add(id(obj))
-                merged.append(obj)
-    return out
 
 
 def _build(out: Any) -> Any:

@@ -4,9 +4,12 @@
 its arguments, its closure, its defaults, the globals its code names (and, one level down, the
 same for the functions and plain objects among those). Their tensors are the step's *places*:
 each tensor's array, and each parameter's gradient slot. ``signature`` is what a replay assumes
-(shapes, dtypes, devices, ``requires_grad``, which gradients exist, layouts, training flags, grad
-mode, the non-tensor arguments); ``Snapshot`` copies everything a step may change, so that the
-check replay (``_api``) can be undone.
+(shapes, dtypes, devices, ``requires_grad``, which gradients exist, layouts, grad mode, the
+non-tensor arguments, the modules' plain attributes (training flags, dropout's ``p``) and every
+plain Python value the walk met: a recording keeps the values the step computed with, so a
+changed one retraces); ``Snapshot`` copies everything a step may change, so that the check
+replay (``_api``) can be undone; ``module_attrs``/``attr_changes`` tell what a step changed in
+its modules' Python state.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ class Found:
     schedulers: list[Any] = field(default_factory=list)
     generators: list[Generator] = field(default_factory=list)
     tensors: list[Tensor] = field(default_factory=list)  # loose tensors (arguments, closure)
+    values: list[Any] = field(default_factory=list)  # plain Python values, in the walk's order
+
+
+_VALUES = (int, float, complex, str, bytes, bool, np.generic)
 
 
 def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
@@ -43,7 +50,12 @@ def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
     seen: set[int] = set()
 
     def visit(obj: Any, depth: int) -> None:
-        if id(obj) in seen or obj is None or isinstance(obj, (int, float, str, bytes, bool)):
+        if obj is None or isinstance(obj, _VALUES):
+            # NOTE: a recording keeps the Python values the step computed with: the signature
+            # holds every one the step can reach (a changed one retraces)
+            found.values.append(obj)
+            return
+        if id(obj) in seen:
             return
         seen.add(id(obj))
         if isinstance(obj, Tensor):
@@ -168,11 +180,6 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
         sig.append((None if id(t) in given else id(t), d.shape, d.dtype, d.strides, dev.type,
                     dev.index, t._requires_grad,
                     None if g is None else (g._data.shape, g._data.dtype, g._data.strides)))
-    flags: list[bool] = []
-    seen: set[int] = set()
-    for m in found.modules:
-        _training(m, flags, seen)
-    sig.append(tuple(flags))
     for opt in found.optimizers:
         # NOTE: a recorded update holds most hyper-parameters as constants; those it reads from
         # the group on every replay (``_live_hypers``: lr, betas, ...), and all of an update
@@ -183,20 +190,16 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
         sig.append(tuple(tuple((k, _kind(v) if live is None or k in live else _hyper(v))
                                for k, v in g.items() if k != "params")
                          for g in opt.param_groups))
+    # NOTE: the modules' plain attributes (training flags, dropout's p, a user's flag) and the
+    # plain values in the closure, globals and the objects reached
+    simple = _SIMPLE_SET
+    sig.append(tuple(tuple([(k, v) for k, v in m.__dict__.items()
+                            if type(v) in simple or (type(v) is tuple and _simple(v))])
+                     for m in _submodules(found)))
+    sig.append(tuple(found.values))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
     return tuple(sig)
-
-
-def _training(m: Module, out: list[bool], seen: set[int]) -> None:
-    """Every submodule's ``training`` flag (``modules()`` order, without its generator)."""
-    if id(m) in seen:
-        return
-    seen.add(id(m))
-    out.append(m.training)
-    for c in m._modules.values():
-        if c is not None:
-            _training(c, out, seen)
 
 
 def _hyper(v: Any) -> Any:
@@ -244,6 +247,99 @@ def _arg_key(obj: Any) -> Any:
     return ("obj", type(obj).__qualname__, id(obj))
 
 
+# ---- the modules' Python state (a replay runs no Python: what the step sets there is replayed
+# as a store of the value it ended with, checked by the check replay, or breaks) -------------------
+
+_SIMPLE = (bool, int, float, complex, str, bytes, type(None))
+_SIMPLE_SET = frozenset(_SIMPLE)
+_TABLES = ("_parameters", "_buffers", "_modules")
+
+
+def _simple(v: Any) -> bool:
+    return type(v) in _SIMPLE or (type(v) is tuple and all(_simple(x) for x in v))
+
+
+def _fingerprint(name: str, v: Any) -> tuple[Any, ...]:
+    """``("value", v)`` for plain values (replayable as a store), else what a change of the
+    attribute would show: a table's entries by identity, a container's identity and length, an
+    object's identity."""
+    if name in _TABLES:
+        return ("table", tuple((k, id(x)) for k, x in v.items()))
+    if _simple(v):
+        return ("value", type(v), v)
+    if isinstance(v, (list, dict, set)):
+        return ("container", id(v), len(v))
+    return ("object", id(v))
+
+
+def _same_fingerprint(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    if a == b:
+        return True
+    # NOTE: NaN held by an attribute stays the same value
+    return (a[0] == b[0] == "value" and a[1] is b[1] is float and a[2] != a[2] and b[2] != b[2])
+
+
+def module_attrs(found: Found) -> dict[tuple[int, str], tuple[Module, str, Any]]:
+    """``(id(module), name) -> (module, name, fingerprint)`` for every attribute of every module
+    the step reaches (submodules included)."""
+    out: dict[tuple[int, str], tuple[Module, str, Any]] = {}
+    for m in _submodules(found):
+        for k, v in vars(m).items():
+            out[id(m), k] = (m, k, _fingerprint(k, v))
+    return out
+
+
+def attr_changes(before: dict[tuple[int, str], tuple[Module, str, Any]],
+                 after: dict[tuple[int, str], tuple[Module, str, Any]]
+                 ) -> tuple[list[tuple[Module, str, Any]], str | None]:
+    """(the attributes set to plain values or to tensors, as (module, name, value)), the first
+    change a replay cannot repeat (described), or None)."""
+    sets: list[tuple[Module, str, Any]] = []
+    for key, (m, k, fp) in after.items():
+        was = before.get(key)
+        if was is not None and _same_fingerprint(was[2], fp):
+            continue
+        if fp[0] == "value":
+            sets.append((m, k, fp[2]))
+            continue
+        if fp[0] == "object" and isinstance(vars(m)[k], Tensor):
+            sets.append((m, k, vars(m)[k]))  # NOTE: weight_norm's weight, made by its hook
+            continue
+        what = {"table": "replaces a parameter, buffer or submodule in",
+                "container": "changes the container", "object": "replaces the object"}[fp[0]]
+        return sets, f"the step {what} {type(m).__name__}.{k} (a replay runs no Python)"
+    for key, (m, k, _) in before.items():
+        if key not in after:
+            return sets, f"the step deletes {type(m).__name__}.{k} (a replay runs no Python)"
+    return sets, None
+
+
+def _submodules(found: Found) -> list[Module]:
+    """The modules found and their submodules, each once, in ``modules()``'s order."""
+    out: list[Module] = []
+    seen: set[int] = set()
+
+    def walk(m: Module) -> None:
+        if id(m) not in seen:
+            seen.add(id(m))
+            out.append(m)
+            for c in m.__dict__["_modules"].values():
+                if c is not None:
+                    walk(c)
+
+    for top in found.modules:
+        walk(top)
+    return out
+
+
+def _module_values(found: Found) -> list[tuple[Module, dict[str, Any]]]:
+    """Each module's plain attributes (the values a replay assumes, or stores)."""
+    simple = _SIMPLE_SET
+    return [(m, {k: v for k, v in m.__dict__.items()
+                 if type(v) in simple or (type(v) is tuple and _simple(v))})
+            for m in _submodules(found)]
+
+
 # ---- snapshots (the check replay is undone before the eager run it is checked against) ---------
 
 def _copy(a: Any) -> Any:
@@ -256,7 +352,8 @@ class Snapshot:
 
     def __init__(self, found: Found, tensors: list[Tensor]) -> None:
         self.tensors = [(t, t._data, _copy(t._data), t._grad,
-                         None if t._grad is None else (t._grad._data, _copy(t._grad._data)))
+                         None if t._grad is None else (t._grad._data, _copy(t._grad._data)),
+                         t._requires_grad)
                         for t in tensors]
         self.optims = [(opt, {p: {k: (v, _copy(v._data)) if isinstance(v, Tensor) else
                                   (v, _copy(v)) for k, v in s.items()}
@@ -266,9 +363,11 @@ class Snapshot:
         self.scheds = [(s, {k: list(v) if isinstance(v, list) else v
                             for k, v in vars(s).items()}) for s in found.schedulers]
         self.gens = [(g, g.get_state()) for g in _generators(found)]
+        self.attrs = _module_values(found)
 
     def restore(self) -> None:
-        for t, data, copy, grad, gdata in self.tensors:
+        for t, data, copy, grad, gdata, flag in self.tensors:
+            t._requires_grad = flag
             t._data = data
             if isinstance(data, np.ndarray):
                 np.copyto(data, copy)
@@ -296,6 +395,11 @@ class Snapshot:
             vars(s).update({k: list(v) if isinstance(v, list) else v for k, v in attrs.items()})
         for gen, st in self.gens:
             gen.set_state(st)
+        for m, values in self.attrs:
+            d = vars(m)
+            for k in [k for k, v in d.items() if _simple(v) and k not in values]:
+                del d[k]
+            d.update(values)
 
 
 def _generators(found: Found) -> list[Generator]:
@@ -317,6 +421,9 @@ def state_arrays(found: Found, tensors: list[Tensor], result: Any) -> list[tuple
             for k, v in s.items():
                 items.append((f"optimizer {j} state {i} {k}",
                               v._data if isinstance(v, Tensor) else v))
+    for i, (m, values) in enumerate(_module_values(found)):
+        for k, v in values.items():
+            items.append((f"module {i}'s {type(m).__name__}.{k}", v))
     flat: list[Any] = []
     _flatten(result, flat)
     for i, r in enumerate(flat):

@@ -11,13 +11,17 @@ again on replay. Arrays made from Python values alone (``np.zeros``, ``np.asarra
 recorded by patching those NumPy functions for the trace, so a replay allocates them afresh;
 random draws are recorded as calls on the generator that made them, so a replay draws new
 numbers in the same order. What the recording cannot replay ends it (``Break``): an in-place
-write into an array the trace did not make, for one.
+write into an array the trace did not make, for one; a view of recorded memory made out of
+sight (``np.ndarray(buffer=...)``, an ``__array_interface__`` object; ``as_strided`` is recorded
+as one call instead), or ``np.empty``'s result filled out of sight (by an extension such as
+NumPy's random Generator): as constants, they would hold the recorded call's memory.
 
 The recording is a straight line: ``_program.Program`` turns it into one Python function.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -31,6 +35,10 @@ class Break(Exception):
     def __init__(self, cause: str) -> None:
         super().__init__(cause)
         self.cause = cause
+
+
+class QuietBreak(Break):
+    """A recording that ends as expected (no warning): a first step making optimizer state."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,7 @@ class SymArray(np.ndarray):
 
     _slot: int = -1
     _orig: Any = None  # the plain array (or NumPy scalar) it stands for
+    _rid: int = -1  # the recording whose slot it is
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         rec = ACTIVE.rec
@@ -206,6 +215,8 @@ for _name in _PROPERTIES:
 _DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress,
                 np.repeat}
 _DATA_SHAPED_METHODS = {"nonzero", "compress", "repeat"}
+# NOTE: NumPy functions whose result holds whatever the memory held (``Recorder._fresh``)
+_EMPTY = {np.empty, np.empty_like}
 # NOTE: NumPy functions that write into their first argument
 _WRITING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
                       np.put_along_axis}
@@ -229,6 +240,9 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
+_RIDS = itertools.count()
+
+
 class _Active(threading.local):
     rec: Recorder | None = None
 
@@ -246,6 +260,7 @@ class Recorder:
     (``np.full`` calling ``np.empty``) are not recorded twice."""
 
     def __init__(self) -> None:
+        self.rid = next(_RIDS)
         self.instrs: list[Instr] = []
         self.consts: list[Any] = []
         self._const_ids: dict[int, int] = {}
@@ -253,6 +268,9 @@ class Recorder:
         self.roots: dict[int, int] = {}
         self.keep: list[Any] = []  # NOTE: every array seen stays alive, so ids stay unique
         self._seen: set[int] = set()  # ids of the slots' SymArrays and their plain arrays
+        # NOTE: slots made by np.empty/empty_like that no recorded call wrote into yet: their
+        # bytes when made (a change without a recorded write was made out of sight)
+        self._fresh: dict[int, tuple[Any, bytes]] = {}
         self.on_break: Callable[[str], None] = lambda cause: None  # the trace stops recording
 
     # ---- slots and templates ------------------------------------------------------------------
@@ -260,10 +278,15 @@ class Recorder:
         sym = np.ndarray.view(arr, SymArray)
         sym._orig = arr
         sym._slot = self.n_slots
+        sym._rid = self.rid
         self.n_slots += 1
         self.keep.append(sym)
         self._seen.update((id(sym), id(arr)))
         return sym
+
+    def owns(self, sym: SymArray) -> bool:
+        """Whether ``sym`` is a slot of this recording."""
+        return sym._slot >= 0 and sym._rid == self.rid
 
     def aliases(self, arr: Any) -> bool:
         """Whether ``arr`` is, or views the memory of, an array the recording computes or
@@ -289,9 +312,20 @@ class Recorder:
         """(the plain object to compute with, its template): SymArrays become their slots,
         plain arrays the step started from their roots' slots, other arrays constants (which a
         recorded call must not write into: ``writes``)."""
+        if isinstance(obj, SymArray) and obj._rid != self.rid and obj._slot >= 0:
+            # NOTE: a slot of another recording (kept past its call): the plain array it stands
+            # for, foreign to this one
+            obj = raw(obj)
         if isinstance(obj, SymArray):
             if obj._slot < 0:
                 raise Break("an array view made where the recording could not see it")
+            fresh = self._fresh.get(obj._slot)
+            if fresh is not None and fresh[0].tobytes() != fresh[1]:
+                # NOTE: np.empty's result filled in C (NumPy's random Generator, an extension):
+                # a replay would allocate it and leave it unfilled
+                raise Break("an array filled where the recording could not see it (a NumPy "
+                            "random Generator or another extension writing into np.empty's "
+                            "result)")
             return raw(obj), Slot(obj._slot)
         t = type(obj)
         if t is tuple or t is list:
@@ -340,9 +374,30 @@ class Recorder:
         if type(result) is tuple or type(result) is list:
             pairs = [self.lift(r, outs) for r in result]
             return type(result)(p for p, _ in pairs), tuple(m for _, m in pairs)
+        if isinstance(result, tuple) and hasattr(result, "_fields"):
+            # NOTE: a named tuple (np.linalg's QRResult, SlogdetResult, EighResult, ...)
+            pairs = [self.lift(r, outs) for r in result]
+            return type(result)(*(p for p, _ in pairs)), tuple(m for _, m in pairs)
         if isinstance(result, (bool, int, float, complex)):
             return result, Host(result)
         return result, None
+
+    def _written(self, *targets: Any) -> None:
+        """Recorded writes into ``targets``: the fresh slots they view are filled now."""
+        if not self._fresh:
+            return
+        for t in targets:
+            a = raw(t) if isinstance(t, SymArray) else t
+            if not isinstance(a, np.ndarray):
+                continue
+            for n, (arr, _) in list(self._fresh.items()):
+                if np.may_share_memory(arr, a):
+                    del self._fresh[n]
+
+    def _made_empty(self, seen: Any) -> None:
+        if isinstance(seen, SymArray):
+            arr = raw(seen)
+            self._fresh[seen._slot] = (arr, arr.tobytes())
 
     def _run(self, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
         ACTIVE.rec = None
@@ -379,8 +434,10 @@ class Recorder:
         result = self._run(fn, plain_in, plain_kw)
         instr = Instr("call", fn, t_in, t_kw, pure=not outs and method != "at")
         if method == "at":
+            self._written(inputs[0])
             self.instrs.append(instr)
             return result
+        self._written(*outs)
         return self._finish(instr, result, outs)
 
     def function(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -396,10 +453,13 @@ class Recorder:
             return same  # NOTE: np.asarray of an array and the like: the array itself
         if writes and args and isinstance(args[0], SymArray):
             outs = (args[0],)
+        self._written(*outs)
         seen = self._finish(Instr("call", func, t_a, t_kw, pure=not writes and not outs),
                             result, outs)
         if func in _DATA_SHAPED:
             self._shape_guards(seen)
+        if func in _EMPTY:
+            self._made_empty(seen)
         return seen
 
     def method(self, obj: SymArray, name: str, args: tuple[Any, ...],
@@ -413,6 +473,7 @@ class Recorder:
         if result is plain_self and not writes:
             return obj  # NOTE: astype(copy=False) and the like: the array itself, no call
         instr = Instr("method", name, (t_self, *t_a), t_kw, pure=not writes and not outs)
+        self._written(*outs, *((obj,) if writes else ()))
         seen = self._finish(instr, result, outs + ((obj,) if writes else ()))
         if name in _DATA_SHAPED_METHODS:
             self._shape_guards(seen)
@@ -441,6 +502,7 @@ class Recorder:
             plain[pkey] = pval
 
         self._run(write, (), {})
+        self._written(obj)
         self.instrs.append(Instr("setitem", None, (t, tkey, tval), pure=False))
 
     def guard(self, obj: SymArray, name: str, args: tuple[Any, ...], value: Any) -> None:
@@ -460,6 +522,8 @@ class Recorder:
         seen = self._finish(Instr("call", fn, t_a, t_kw, pure=pure), result)
         if fn in _DATA_SHAPED:
             self._shape_guards(seen)
+        if fn in _EMPTY:
+            self._made_empty(seen)
         return seen
 
     def host(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:

@@ -3,49 +3,40 @@
 Before the call, every place of the step (each tensor's array, each parameter's gradient slot)
 holds a SymArray loaded by a ``load`` instruction; NumPy's creation functions, the random
 generators' draws, the optimizers' and schedulers' ``step``/``zero_grad`` and the user-facing
-``Tensor`` reads (``item``, ``tolist``, ``bool``, printing) are patched for the call. An
+``Tensor`` reads (``item``, ``tolist``, ``bool``, printing) are patched for the call
+(``_patches``). An
 optimizer or scheduler call is *opaque*: the places are written back (``store``), the call runs
 as it is, unrecorded, and the places load again after it; a replay calls it again, so its Python
 state (step counts, learning rates, new state tensors) evolves as in eager. A user-facing read of
 a tensor's value ends the recording (a ``Break``: the rest of the call runs eagerly, and the
-signature stays eager); under ``fullgraph=True`` it raises instead.
+signature stays eager); under ``fullgraph=True`` it raises instead. ``Generator.manual_seed`` in
+the step is opaque too (replayed with its arguments).
+
+A replay runs no Python, so after the call: plain attributes the step set on its modules (a
+``train()`` in the step) and tensors it set there (``weight_norm``'s ``weight``) become stores
+of what the call left (the check replay compares them with eager's); other changes to the
+modules (a replaced parameter, an appended list) break, and so does a tensor the call made that
+outlives it other than its results and gradients (kept by a hook, a container): a replay would
+leave the recorded call's there. A tensor made inside the step from an array the recording did
+not make (``tensor(ndarray)``, ``from_numpy``: data from outside) breaks as well.
 """
 
 from __future__ import annotations
 
-import functools
-import sys
+import gc
 import threading
+import weakref
 from typing import Any, Callable
 
 import numpy as np
 
-from ..autograd import node as _node
-from ..backends import torch_rng
-from ..tensor import _ARRAY_TYPES, Tensor
-from . import _sym
+from ..tensor import Tensor
+from ._patches import Patches
 from ._program import Program
-from ._state import Found, tensors_of
-from ._sym import ACTIVE, Break, Instr, Recorder, Slot, SymArray, raw
+from ._state import Found, attr_changes, module_attrs, tensors_of
+from ._sym import ACTIVE, Break, Instr, QuietBreak, Recorder, Slot, SymArray, raw
 
 _LOCK = threading.RLock()
-# NOTE: NumPy's functions that make arrays from Python values (no array argument to dispatch on)
-_CREATORS = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity", "array",
-             "asarray", "asanyarray", "ascontiguousarray", "tri")
-# NOTE: NumPy's functions that dispatch on their first array only (``np.take(table, idx)``
-# with a plain table and a recorded ``idx`` would compute out of sight)
-_FIRST_DISPATCH = ("take", "repeat")
-_DRAWS = ("random", "uniform", "normal", "standard_normal", "integers", "permutation", "poisson",
-          "binomial")
-_READS = ("item", "tolist", "__bool__", "__float__", "__int__", "__index__", "__repr__",
-          "__str__", "__format__", "numpy")
-
-
-# NOTE: how the break names a read: ``bool(tensor)``, not ``Tensor.bool()`` (a cast)
-_READ_NAMES = {"__bool__": "bool(tensor)", "__float__": "float(tensor)", "__int__": "int(tensor)",
-               "__index__": "a tensor used as an index (__index__)",
-               "__repr__": "repr(tensor) (print)", "__str__": "str(tensor) (print)",
-               "__format__": "format(tensor) (an f-string)"}
 
 
 class FullGraphError(RuntimeError):
@@ -65,11 +56,14 @@ class Trace:
         self.program: Program | None = None
         self.result: Any = None
         self._data: dict[int, tuple[Tensor, SymArray, Any]] = {}  # id -> (t, installed, locator)
-        self._grads: dict[int, tuple[Tensor, Any]] = {}  # id(param) -> its grad at load
+        # NOTE: id(tensor) -> (it, its grad, its requires_grad) at load
+        self._grads: dict[int, tuple[Tensor, Any, bool]] = {}
         self.backward_ran = False
+        self.made: list[weakref.ref[Tensor]] = []  # the tensors the recorded call made
+        self._kept: list[Tensor] = []  # made by the call, stored by the replay (module attributes)
+        self._arg_paths: dict[int, tuple[Any, ...]] = {}
         self.quiet = False
         self._state_ids: set[int] = set()
-        self._arg_paths: dict[int, tuple[Any, ...]] = {}
 
     # ---- places -----------------------------------------------------------------------------
     def _at(self, t: Tensor) -> _Locate:
@@ -107,8 +101,8 @@ class Trace:
             t._data = sym
             self._data[id(t)] = (t, sym, at)
             rec.instrs.append(Instr("load", _Loader(at), out=Slot(sym._slot)))
-            if t._grad is not None or t._requires_grad:
-                self._grads[id(t)] = (t, t._grad)
+            # NOTE: every place: the step may make an input require grad and fill its .grad
+            self._grads[id(t)] = (t, t._grad, t._requires_grad)
         for bufs in _scratch(self.found):
             # NOTE: an optimizer's scratch arrays outlive its steps: the same arrays on replay
             for i, arr in enumerate(bufs):
@@ -133,7 +127,10 @@ class Trace:
         if any(id(t) not in self._state_ids for t in _state_tensors(self.found)):
             raise QuietBreak("the optimizer made its state in this call (a first step: the next "
                              "call records again)")
-        for p, was in self._grads.values():
+        for p, was, flag in self._grads.values():
+            if p._requires_grad != flag:
+                rec.instrs.append(Instr("store", _FlagSetter(self._at(p), p._requires_grad),
+                                        pure=False))
             cur = p._grad
             if cur is was:
                 continue
@@ -159,8 +156,9 @@ class Trace:
     # ---- the call ----------------------------------------------------------------------------
     def run(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _paths((args, kwargs), (), self._arg_paths)
+        attrs = module_attrs(self.found)
         with _LOCK:
-            patches = _Patches(self)
+            patches = Patches(self)
             try:
                 self.load()
             except Break as b:
@@ -186,8 +184,56 @@ class Trace:
                 self.unwrap()
                 self.result = _plain_result(self.result)
             if self.cause is None:
+                self._python_state(attrs)
+            if self.cause is None:
                 self._finish(self.result)
             return self.result
+
+    def _escapes(self) -> None:
+        """A tensor the call made that outlives it, other than its results and the places'
+        gradients (kept by a hook, a container, a global), breaks: a replay would leave the
+        recorded call's tensor there."""
+        allowed = {id(t) for t in _tensors_in(self.result)} | {id(t) for t in self._kept}
+        for t in self._tensors():
+            allowed.add(id(t))
+            if t._grad is not None:
+                allowed.add(id(t._grad))
+
+        def alive() -> list[Tensor]:
+            return [t for t in (ref() for ref in self.made)
+                    if t is not None and id(t) not in allowed]
+
+        # NOTE: a collection (slow: the whole heap) only when some outlive the call; reference
+        # cycles among the freed (graph nodes) may still hold them
+        if alive():
+            gc.collect()
+        if alive():
+            self._stop("a tensor made in the step outlives it (kept by a hook, a container or "
+                       "an attribute): a replay would leave the recorded call's tensor there",
+                       during_call=False)
+
+    def _python_state(self, before: dict[Any, Any]) -> None:
+        """What the step set in its modules' Python attributes: plain values are stored by the
+        replay as the recorded call left them (the check replay compares them with eager's, so
+        a value that changes from call to call, a counter, makes the step eager); other changes
+        break."""
+        sets, cause = attr_changes(before, module_attrs(self.found))
+        if cause is not None:
+            self._stop(cause, during_call=False)
+            return
+        for m, k, v in sets:
+            if not isinstance(v, Tensor):
+                self.rec.instrs.append(Instr("store", _AttrSetter(m, k, v), pure=False))
+                continue
+            data = v._data
+            if not (isinstance(data, SymArray) and self.rec.owns(data)):
+                self._stop(f"the step sets {type(m).__name__}.{k} to a tensor the recording "
+                           "did not make", during_call=False)
+                return
+            self.rec.instrs.append(Instr("store", _TensorAttrSetter(m, k, v._device),
+                                         (Slot(data._slot),), pure=False))
+            v._data = raw(data)
+            self._kept.append(v)
 
     def _stop(self, cause: str, during_call: bool = True, quiet: bool = False) -> None:
         """End the recording; the rest of the call runs eagerly (``fullgraph``: raise).
@@ -201,6 +247,8 @@ class Trace:
 
     def _finish(self, result: Any) -> None:
         outputs = self._outputs(result)
+        if self.cause is None:
+            self._escapes()
         if self.cause is not None:
             return
         meta: dict[int, tuple[Any, Any]] = {}
@@ -235,6 +283,16 @@ class Trace:
             return ("value", result)
         self._stop(f"a result of type {type(result).__name__}", during_call=False)
         return None
+
+
+def _tensors_in(obj: Any) -> list[Tensor]:
+    if isinstance(obj, Tensor):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        return [t for o in obj for t in _tensors_in(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in _tensors_in(o)]
+    return []
 
 
 def _plain_result(obj: Any) -> Any:
@@ -286,10 +344,6 @@ class _Locate:
         for k in self.path:
             obj = obj[k]
         return obj
-
-
-class QuietBreak(Break):
-    """A recording that ends as expected (no warning): a first step making optimizer state."""
 
 
 def _state_tensors(found: Found) -> list[Tensor]:
@@ -345,6 +399,16 @@ class _DataSetter:
         self.at()._data = a
 
 
+class _FlagSetter:
+    __slots__ = ("at", "flag")
+
+    def __init__(self, at: _Locate, flag: bool) -> None:
+        self.at, self.flag = at, flag
+
+    def __call__(self) -> None:
+        self.at()._requires_grad = self.flag
+
+
 class _GradSetter:
     __slots__ = ("at", "dev")
 
@@ -355,234 +419,23 @@ class _GradSetter:
         self.at()._grad = None if a is None else Tensor._make(a, self.dev)
 
 
-class _Draw:
-    """A generator's draw on replay: from the generator's current stream (``manual_seed``
-    replaces a ``Generator``'s stream object)."""
+class _AttrSetter:
+    __slots__ = ("obj", "name", "value")
 
-    def __init__(self, owner: Any, gen: Any, name: str) -> None:
-        self.owner, self.gen, self.name = owner, gen, name
+    def __init__(self, obj: Any, name: str, value: Any) -> None:
+        self.obj, self.name, self.value = obj, name, value
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        gen = self.owner._gen if self.owner is not None else self.gen
-        return getattr(gen, self.name)(*args, **kwargs)
+    def __call__(self) -> None:
+        object.__setattr__(self.obj, self.name, self.value)
 
 
-class _Patches:
-    """The patches of one trace (module docstring), applied and undone under the lock."""
+class _TensorAttrSetter:
+    """A module attribute set to a tensor the step made (``weight_norm``'s ``weight``): on
+    replay, a tensor of the replayed array (no graph: the replay keeps none)."""
+    __slots__ = ("obj", "name", "dev")
 
-    def __init__(self, trace: Trace) -> None:
-        self.trace = trace
-        self.undos: list[Callable[[], None]] = []
+    def __init__(self, obj: Any, name: str, dev: Any) -> None:
+        self.obj, self.name, self.dev = obj, name, dev
 
-    def _set(self, obj: Any, name: str, value: Any, instance: bool = False) -> None:
-        """``obj.name = value`` until ``undo``; what ``obj`` itself held (a class's raw
-        ``staticmethod``, or nothing for an instance's method) comes back exactly."""
-        del instance
-        own = vars(obj)
-        had = name in own
-        old = own.get(name)
-        setattr(obj, name, value)
-        self.undos.append(lambda: setattr(obj, name, old) if had else delattr(obj, name))
-
-    def apply(self) -> None:
-        from ..backends.numpy_backend import NumpyBackend
-
-        _ARRAY_TYPES.add(SymArray)  # NOTE: Tensor._make passes it through, as an ndarray
-        for name in _CREATORS:
-            orig = getattr(np, name)
-            made = _creator(orig)
-            self._set(np, name, made)
-            alias = vars(NumpyBackend).get(name)
-            if isinstance(alias, staticmethod) and alias.__func__ is orig:
-                self._set(NumpyBackend, name, staticmethod(made))
-        for name in _FIRST_DISPATCH:
-            self._set(np, name, _first_dispatch(getattr(np, name)))
-        strided = np.lib.stride_tricks
-        self._set(strided, "as_strided", _view_maker(strided.as_strided))
-        for name in _DRAWS:
-            if hasattr(torch_rng.TorchCPUGenerator, name):
-                self._set(torch_rng.TorchCPUGenerator, name,
-                          _draw(getattr(torch_rng.TorchCPUGenerator, name), name, self.trace))
-        for name in _READS:
-            if hasattr(Tensor, name):
-                self._set(Tensor, name, _user_read(getattr(Tensor, name), name, self.trace))
-        for opt in self.trace.found.optimizers:
-            # NOTE: an optimizer whose update is recordable now (its foreach path, host work
-            # behind _foreach.host) is recorded like the rest of the step; others are called
-            # again on replay
-            recordable = getattr(opt, "_recordable", None)
-            self._set(opt, "step", _opaque(opt.step, self.trace, recordable), instance=True)
-            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace), instance=True)
-        from ..optim import _foreach
-
-        self._set(_foreach, "HOST", [_host_hook])
-        for s in self.trace.found.schedulers:
-            self._set(s, "step", _opaque(s.step, self.trace), instance=True)
-        from ..autograd import api
-
-        self._set(api, "run_backward", _noting(api.run_backward, self.trace))
-
-    def undo(self) -> None:
-        while self.undos:
-            self.undos.pop()()
-
-
-def _creator(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def make(*args: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is None:
-            return orig(*args, **kwargs)
-        plain = _plain_arrays((args, kwargs))
-        if plain and not any(rec.aliases(a) for a in plain):
-            # NOTE: made from arrays foreign to the recording: a constant
-            return orig(*args, **kwargs)
-        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
-                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
-
-    make.__name__ = getattr(orig, "__name__", "creator")
-    return make
-
-
-def _first_dispatch(orig: Callable[..., Any]) -> Callable[..., Any]:
-    """``orig`` recorded as one call when an argument past the first is recorded and the first
-    is not (NumPy would dispatch on the first alone, and compute out of sight)."""
-    def call(*args: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is None or (args and isinstance(args[0], SymArray)) or not (
-                _has_sym(args) or _has_sym(kwargs)):
-            return orig(*args, **kwargs)
-        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
-                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
-
-    call.__name__ = getattr(orig, "__name__", "call")
-    return call
-
-
-def _has_sym(obj: Any) -> bool:
-    if isinstance(obj, SymArray):
-        return True
-    if type(obj) in (tuple, list):
-        return any(_has_sym(o) for o in obj)
-    if type(obj) is dict:
-        return any(_has_sym(o) for o in obj.values())
-    return False
-
-
-def _view_maker(orig: Callable[..., Any]) -> Callable[..., Any]:
-    """``as_strided`` recorded as one call (NumPy's own goes through ``__array_interface__``,
-    which the recording cannot see)."""
-    def view(*args: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is None:
-            return orig(*args, **kwargs)
-        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
-                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
-
-    view.__name__ = getattr(orig, "__name__", "as_strided")
-    return view
-
-
-def _plain_arrays(obj: Any) -> list[Any]:
-    """The plain (not SymArray) arrays in ``obj`` (tuples, lists, dicts)."""
-    if isinstance(obj, np.ndarray):
-        return [] if isinstance(obj, SymArray) else [obj]
-    if type(obj) in (tuple, list):
-        return [a for o in obj for a in _plain_arrays(o)]
-    if type(obj) is dict:
-        return [a for o in obj.values() for a in _plain_arrays(o)]
-    return []
-
-
-def _guarded(rec: Recorder, record: Callable[[], Any], plain: Callable[[], Any]) -> Any:
-    """``record()``; when it breaks, the recording stops and ``plain()`` runs instead."""
-    try:
-        return record()
-    except Break as b:
-        rec.on_break(b.cause)
-        return plain()
-
-
-def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:
-    def draw(self: Any, *args: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is None:
-            return orig(self, *args, **kwargs)
-        from .. import random as _random
-
-        owners = list(_random._default.values()) + trace.found.generators
-        owner = next((g for g in owners if g._gen is self), None)
-        return _guarded(rec, lambda: rec.call(_Draw(owner, self, name), args, kwargs, pure=False),
-                        lambda: orig(self, *_sym._plain(args), **_sym._plain(kwargs)))
-
-    return draw
-
-
-def _host_hook(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """``_foreach.host`` while recording: one call, made again on every replay."""
-    rec = ACTIVE.rec
-    if rec is None:
-        return fn(*args)
-    return _guarded(rec, lambda: rec.host(fn, args), lambda: fn(*args))
-
-
-def _user_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:
-    def read(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if ACTIVE.rec is not None:
-            caller = sys._getframe(1)
-            if not caller.f_code.co_filename.startswith(_node._PKG_DIR):
-                trace._stop(f"{_READ_NAMES.get(name, f'Tensor.{name}()')} at "
-                            f"{caller.f_code.co_filename}:{caller.f_lineno} reads a value back "
-                            "to Python")
-        return orig(self, *args, **kwargs)
-
-    return read
-
-
-def _opaque(bound: Callable[..., Any], trace: Trace,
-            recordable: Callable[[], bool] | None = None) -> Callable[..., Any]:
-    # NOTE: ``wraps``: the bound method's attributes stay readable (a scheduler checks the mark
-    # it put on ``optimizer.step``)
-    @functools.wraps(bound)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is None:
-            return bound(*args, **kwargs)
-        if args or kwargs:
-            trace._stop(f"{_qualname(bound)}() with arguments (a closure, or a value the "
-                        "replay cannot pass)")
-            return bound(*args, **kwargs)
-        if recordable is not None and recordable():
-            return bound()
-        try:
-            trace.store()
-        except Break as b:
-            trace.unwrap()
-            trace._stop(b.cause, quiet=isinstance(b, QuietBreak))
-            return bound()
-        ACTIVE.rec = None
-        try:
-            out = bound()
-        finally:
-            ACTIVE.rec = rec
-        rec.instrs.append(Instr("opaque", bound, pure=False))
-        try:
-            trace.load()
-        except Break as b:
-            trace._stop(b.cause)
-        return out
-
-    return call
-
-
-def _noting(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:
-    def run(*args: Any, **kwargs: Any) -> Any:
-        trace.backward_ran = True
-        return orig(*args, **kwargs)
-
-    return run
-
-
-def _qualname(bound: Any) -> str:
-    self = getattr(bound, "__self__", None)
-    return f"{type(self).__name__}.{bound.__name__}" if self is not None else bound.__name__
-
+    def __call__(self, a: Any) -> None:
+        object.__setattr__(self.obj, self.name, Tensor._make(a, self.dev))

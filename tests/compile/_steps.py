@@ -43,8 +43,9 @@ def _flatten(obj: Any, name: str, out: list[tuple[str, Any]]) -> None:
 
 def snapshot(result: Any, s: Setup) -> list[tuple[str, Any]]:
     """(name, value) of the result and of everything the step changes: parameters and buffers
-    (state_dict: BatchNorm's running stats and num_batches_tracked), gradients, optimizer state
-    (every entry, tensors and numbers) and hyperparameters, schedulers' last lrs."""
+    (state_dict: BatchNorm's running stats and num_batches_tracked), gradients, the modules'
+    plain attributes (training flags, counters, list lengths), optimizer state (every entry,
+    tensors and numbers) and hyperparameters, schedulers' last lrs."""
     items: list[tuple[str, Any]] = []
     _flatten(result, "result", items)
     for j, m in enumerate(s.modules):
@@ -52,10 +53,16 @@ def snapshot(result: Any, s: Setup) -> list[tuple[str, Any]]:
             items.append((f"module {j} {k}", _array(v)))
         for k, p in m.named_parameters():
             items.append((f"module {j} {k}.grad", None if p.grad is None else _array(p.grad)))
+        for name, sub in m.named_modules():
+            for k, v in vars(sub).items():  # NOTE: Python state: training flags, counters, lists
+                if type(v) in (bool, int, float, str):
+                    items.append((f"module {j} {name}.{k}", v))
+                elif type(v) is list:
+                    items.append((f"module {j} len({name}.{k})", len(v)))
     for j, opt in enumerate(s.optimizers):
         for i, st in enumerate(opt.state.values()):
             for k, v in st.items():
-                items.append((f"optimizer {j} state {i} {k}", _array(v)))
+                _flatten(v, f"optimizer {j} state {i} {k}", items)  # NOTE: LBFGS keeps lists
         for i, g in enumerate(opt.param_groups):
             for k, v in g.items():
                 if k != "params":

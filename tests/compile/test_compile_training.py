@@ -291,6 +291,53 @@ def _random_draws() -> Setup:
     return Setup(step, [model], [opt])
 
 
+def _seeded_in_step() -> Setup:
+    model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5), nn.Linear(16, 4))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    gen = ag.Generator()
+
+    def step(x: Any, y: Any) -> Any:
+        ag.manual_seed(42)  # NOTE: replayed before the draws that follow it
+        gen.manual_seed(7)
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x + ag.randn(x.shape, generator=gen)), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return Setup(step, [model], [opt])
+
+
+def _input_gradients() -> Setup:
+    """FGSM-like: the input made to require grad inside the step, its .grad returned, a
+    second backward on the perturbed input; and autograd.grad with create_graph."""
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4))
+    opt = ag.optim.Adam(model.parameters(), lr=1e-2)
+
+    def step(x: Any, y: Any) -> Any:
+        x.requires_grad_(True)
+        nn.functional.cross_entropy(model(x), y).backward()
+        adv = (x + 0.1 * x.grad.sign()).detach()
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(adv), y)
+        grads = ag.autograd.grad(loss, list(model.parameters()), create_graph=True)
+        (loss + 0.1 * sum((g ** 2).sum() for g in grads)).backward()
+        opt.step()
+        return loss.detach(), x.grad, x.requires_grad
+
+    return Setup(step, [model], [opt])
+
+
+def _inference() -> Setup:
+    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Linear(16, 4)).half()
+
+    @ag.inference_mode()
+    def step(x: Any, y: Any) -> Any:
+        return model(x.half()).float().softmax(1)
+
+    return Setup(step, [model])
+
+
 def _closure_state() -> Setup:
     model = _mlp()
     opt = ag.optim.SGD(model.parameters(), lr=0.1)
@@ -347,6 +394,13 @@ def _losses() -> Setup:
     return Setup(step, [model], [opt])
 
 
+def _gradient_hook() -> Setup:
+    model = _mlp()
+    model[0].weight.register_hook(lambda g: g * 0.5)  # NOTE: arithmetic only: recorded
+    model[2].register_forward_hook(lambda mod, inp, out: out * 2)
+    return _with(model, "SGD")
+
+
 class _Attention(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -382,6 +436,9 @@ IMAGES = batches(6, (4, 3, 8, 8), 4, seed=3)
 STEPS = {
     "manual-sgd": (_manual_sgd, MLP_BATCHES),
     "random-draws": (_random_draws, MLP_BATCHES),
+    "seeded-in-step": (_seeded_in_step, MLP_BATCHES),
+    "input-gradients": (_input_gradients, MLP_BATCHES),
+    "inference-mode-half": (_inference, MLP_BATCHES),
     "closure-state": (_closure_state, MLP_BATCHES),
     "train-eval-switch": (_mode_switch, MLP_BATCHES),
     "losses": (_losses, MLP_BATCHES),
@@ -392,6 +449,10 @@ STEPS = {
         nn.ConvTranspose2d(4, 4, 2, stride=2), nn.InstanceNorm2d(4, affine=True), nn.AvgPool2d(2),
         nn.Conv2d(4, 4, 3, padding=1, groups=2, bias=False), nn.AdaptiveAvgPool2d(1),
         nn.Flatten(), nn.Linear(4, 4))), IMAGES),
+    "weight-norm": (lambda: _with(nn.Sequential(
+        nn.utils.parametrizations.weight_norm(nn.Linear(8, 16)), nn.ReLU(),
+        nn.utils.spectral_norm(nn.Linear(16, 4)))), MLP_BATCHES),
+    "gradient-hook": (_gradient_hook, MLP_BATCHES),
     "activations": (lambda: _with(nn.Sequential(
         nn.Linear(8, 16), nn.Softplus(), nn.Mish(), nn.ELU(), nn.Hardswish(), nn.PReLU(),
         nn.SELU(), nn.AlphaDropout(0.1), nn.Linear(16, 4), nn.LogSoftmax(1)), "SGD"),
@@ -403,3 +464,57 @@ STEPS = {
 def test_more_steps(name: str) -> None:
     make, data = STEPS[name]
     replays(make, data)
+
+
+# ---- single ops in a step (their array work recorded whole) ---------------------------------------
+
+def _spd(w: Any, x: Any) -> Any:
+    a = (x * w)[:, :4]
+    return a @ a.T + 4 * ag.eye(4)
+
+
+L = ag.linalg
+F = nn.functional
+OPS = {
+    "sort-topk-cumsum": lambda w, x: (ag.sort(x * w, 1)[0].sum() + ag.topk(x * w, 3, 1)[0].sum()
+                                      + (x * w).cumsum(1).sum() + ag.logcumsumexp(x * w, 1).sum()),
+    "scatter-gather": lambda w, x: (
+        ag.zeros(4, 8).scatter_add(0, ag.tensor([[0, 1, 2, 3] * 2] * 4), x * w).sum()
+        + (x * w).gather(1, ag.tensor([[0, 2]] * 4)).sum() + (x * w).masked_fill(x > 0.5, 0).sum()),
+    "einsum-fft": lambda w, x: (ag.einsum("ij,kj->ik", x * w, x).sum()
+                                + ag.fft.rfft(x * w, dim=1).abs().sum()),
+    "linalg": lambda w, x: (L.solve(_spd(w, x), x[:, :1]).sum() + L.qr(_spd(w, x))[0].sum()
+                            + L.eigh(_spd(w, x))[0].sum() + L.slogdet(_spd(w, x))[1]
+                            + L.lstsq(_spd(w, x), x[:, :2]).solution.sum()
+                            + L.pinv(_spd(w, x)).sum() + L.svdvals(_spd(w, x)).sum()),
+    "sampling": lambda w, x: (
+        F.grid_sample((x * w).reshape(1, 1, 4, 8), x.reshape(1, 4, 4, 2).tanh(),
+                      align_corners=False).sum()
+        + F.interpolate((x * w).reshape(1, 1, 4, 8), size=(6, 5), mode="bicubic",
+                        align_corners=True).sum()),
+    "ctc-and-margins": lambda w, x: (
+        F.ctc_loss(F.log_softmax((x * w).reshape(4, 1, 8), 2).repeat(2, 1, 1),
+                   ag.tensor([[1, 2, 3]]), ag.tensor([8]), ag.tensor([3]))
+        + F.triplet_margin_loss(x * w, x.flip(0), x.roll(1, 0))
+        + F.multi_margin_loss(x * w, ag.tensor([0, 1, 2, 3]))),
+}
+
+
+@pytest.mark.parametrize("name", list(OPS))
+def test_ops_in_a_step(name: str) -> None:
+    def make() -> Setup:
+        holder = nn.Module()
+        holder.w = nn.Parameter(ag.ones(4, 8) + 0.1 * ag.randn(4, 8))
+        opt = ag.optim.SGD(holder.parameters(), lr=1e-3)
+
+        def step(x: Any) -> Any:
+            opt.zero_grad()
+            loss = OPS[name](holder.w, x)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        return Setup(step, [holder], [opt])
+
+    rng = np.random.default_rng(11)
+    replays(make, [(rng.standard_normal((4, 8)).astype(np.float32),) for _ in range(5)])
