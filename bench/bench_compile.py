@@ -254,18 +254,20 @@ def measure(units: dict[str, Callable[[], None]], rounds: int, per_unit: int
 
 
 def breakdown(compiled: Any, reps: int, torch_opt: Any = None) -> dict[str, float]:
-    """Microseconds per replayed step of ``compiled`` (a warmed-up ``autograd_gpu.compile``
-    step without arguments), by part: the call's own work before the replay (discovery of the
-    step's state, its signature), each opaque call (optimizer ``zero_grad``/``step``, run for
-    real), the loads and stores of places, and the replayed array ops (the rest). Wrapping the
-    parts adds a little time, counted in the parts. With ``torch_opt``: its ``step()`` alone
-    (same parameters, existing gradients), for comparison with the opaque optimizer step."""
+    """Microseconds per replayed call of ``compiled`` (a warmed-up ``autograd_gpu.compile``
+    step without arguments), by part, all measured in the same calls: the call's own work
+    around the replay (discovery of the step's state, its signature, the entry lookup), each
+    opaque call (optimizer ``zero_grad``/``step``, run for real), the loads and stores of places,
+    and the replayed array ops (the rest of the replay). Best of 3 batches of ``reps`` calls;
+    the timers add about a microsecond per part call, counted in the parts. With
+    ``torch_opt``: its ``step()`` alone (same parameters, existing gradients), to compare with
+    the opaque optimizer step."""
     entry = next(e for e in compiled._entries.values() if e.state == "replay")
     g = entry.program._globals
     spent: dict[str, float] = {}
     originals: dict[str, Any] = {}
 
-    def timed(label: str, fn: Callable[[], Any]) -> Callable[..., Any]:
+    def timed(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def call(*a: Any) -> Any:
             t0 = time.perf_counter()
             try:
@@ -280,11 +282,6 @@ def breakdown(compiled: Any, reps: int, torch_opt: Any = None) -> dict[str, floa
             fn()
         return (time.perf_counter() - t0) / reps * 1e6
 
-    wholes, replays = [], []
-    for _ in range(7):  # NOTE: alternating, best of 7: the difference is small and noisy
-        wholes.append(per_step(compiled))
-        replays.append(per_step(lambda: compiled._replay(entry, (), {})))
-    whole, replay = min(wholes), min(replays)
     for name, fn in list(g.items()):
         if name[:1] in "OLS" and name[1:].isdigit():
             if name[0] == "O":
@@ -295,23 +292,25 @@ def breakdown(compiled: Any, reps: int, torch_opt: Any = None) -> dict[str, floa
                 label = "loads" if name[0] == "L" else "stores"
             originals[name] = fn
             g[name] = timed(label, fn)
+    compiled._replay = timed("replay", compiled._replay)  # NOTE: shadows the method
     best: tuple[float, dict[str, float]] = (float("inf"), {})
     try:
         for _ in range(3):
             spent.clear()
-            wrapped = per_step(lambda: compiled._replay(entry, (), {}))
-            if wrapped < best[0]:
-                best = (wrapped, dict(spent))
+            whole = per_step(compiled)
+            if whole < best[0]:
+                best = (whole, dict(spent))
     finally:
         g.update(originals)
-    wrapped = best[0]
+        del compiled._replay
+    whole = best[0]
     parts = {k: v / reps * 1e6 for k, v in sorted(best[1].items())}
-    parts["replayed array ops"] = wrapped - sum(parts.values())
-    out = {"step_us": whole, "before_replay_us": whole - replay, **parts}
+    replay = parts.pop("replay")
+    out = {"step_us": whole, "call_overhead_us": whole - replay, **parts,
+           "replayed array ops": replay - sum(parts.values())}
     if torch_opt is not None:
         out["torch_opt_step_alone_us"] = min(per_step(torch_opt.step) for _ in range(3))
     return out
-
 
 def _probe(case_name: str, backend: str) -> None:
     """Worker: compile ``case_name``'s torch step with ``backend`` and run it until every shape

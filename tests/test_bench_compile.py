@@ -46,7 +46,7 @@ def test_quick_run_rows_and_report(tmp_path: Path, capsys: pytest.CaptureFixture
         assert bool(bd) == (not case.samples)
         if bd:
             opt = {"adam": "Adam", "sgd": "SGD"}[case.opt]
-            assert {"step_us", "before_replay_us", "loads", "stores", "replayed array ops",
+            assert {"step_us", "call_overhead_us", "loads", "stores", "replayed array ops",
                     f"opaque {opt}.step", f"opaque {opt}.zero_grad",
                     "torch_opt_step_alone_us"} <= set(bd[0])
     text = report.read_text()
