@@ -12,17 +12,20 @@ A step is ``zero_grad(); loss = cross_entropy(model(x), y); loss.backward(); opt
 returns the loss tensor (an ``.item()`` inside would break the recording). Variants:
 ``ours_eager``; ``ours_compiled`` (``autograd_gpu.compile(step)`` after its first calls: record,
 check, replay); ``torch_eager``; ``torch_compile_<backend>`` (``torch.compile(step,
-backend=...)``; each backend is first tried in a subprocess with a time limit, and reported as not
-run, with the reason, when it fails or is too slow to compile here; the row gives the seconds
-its first calls took there, compilation included: with inductor's on-disk cache warm from earlier
-runs unless ``--cold-compile``). PyTorch starts from our initial weights. When a real CUDA GPU is present, ``ours_eager_cuda`` and ``torch_eager_cuda``
-rows are added for the step cases (compile is CPU-only for now).
+backend=...)``; each backend is first tried in a subprocess with a time limit and reported as not
+run, with the reason, when it fails or is too slow to compile here; the row gives the seconds its
+first calls took there, compilation included, with inductor's on-disk cache warm from earlier
+runs unless ``--cold-compile``). PyTorch starts from our initial weights. When a real CUDA GPU is
+present, ``ours_eager_cuda`` and ``torch_eager_cuda`` rows are added for the step cases (compile
+is CPU-only for now).
 
 Before timing, each case is checked: eager and compiled runs from the same seed give bit-for-bit
 the same losses, parameters, gradients and optimizer state, and ``explain()`` shows no breaks.
 The variants run in one process, in rotating order within each round (load from other programs
-hits all of them alike); the median over rounds is reported. ``small_adam`` also gets a
-breakdown of the replayed step (opaque optimizer calls vs the replayed forward/backward).
+hits all of them alike). Reported: the medians over rounds of process CPU time (the ratios use
+these: one thread, so time spent waiting for a core on a busy machine is left out) and of wall
+time. The step cases also get a breakdown of the replayed call (the call's own overhead, the
+opaque optimizer calls, loads/stores, the replayed forward/backward array ops).
 
 Output: one JSON line per row on stdout; a markdown report on stderr, or in ``--report FILE``.
 
@@ -236,10 +239,12 @@ def check_exact(case: Case, steps: int = CHECK_STEPS, with_torch: bool = True
 # ---- timing ------------------------------------------------------------------------------------
 
 def measure(units: dict[str, Callable[[], None]], rounds: int, per_unit: int
-            ) -> dict[str, list[float]]:
-    """Seconds per step (or epoch) of each unit, ``rounds`` times, in rotating order."""
+            ) -> dict[str, list[tuple[float, float]]]:
+    """Seconds per step (or epoch) of each unit, ``rounds`` times, in rotating order: pairs of
+    wall time and process CPU time (one thread: the CPU time leaves out the time this process
+    waited for a core while other programs ran)."""
     names = list(units)
-    times: dict[str, list[float]] = {k: [] for k in names}
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in names}
     for r in range(rounds):
         k = r % len(names)
         order = names[k:] + names[:k]
@@ -247,9 +252,10 @@ def measure(units: dict[str, Callable[[], None]], rounds: int, per_unit: int
             order.reverse()
         for name in order:
             gc.collect()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             units[name]()
-            times[name].append((time.perf_counter() - t0) / per_unit)
+            c1, t1 = time.process_time(), time.perf_counter()
+            times[name].append(((t1 - t0) / per_unit, (c1 - c0) / per_unit))
     return times
 
 
@@ -337,20 +343,28 @@ def try_backend(case: Case, backend: str, timeout: float) -> tuple[float | None,
     return float(json.loads(done.stdout.strip().splitlines()[-1])["compile_s"]), ""
 
 
-def gpu_reason() -> str | None:
-    """None when a real CUDA GPU is here for both libraries, else why the CUDA rows are off."""
+def cuda_rows() -> tuple[tuple[str, ...], list[str]]:
+    """The libraries ("ours", "torch") that get CUDA rows here (a real GPU), and why the others
+    do not."""
     from bench_gpu import gpu_status, load_torch
 
+    libs: list[str] = []
     why = gpu_status()
+    notes = [] if why is None else [f"ours: {why}"]
     if why is None:
-        why = load_torch()[1] or None
-    return why
+        libs.append("ours")
+        torch_why = load_torch()[1]
+        if torch_why:
+            notes.append(f"torch: {torch_why}")
+        else:
+            libs.append("torch")
+    return tuple(libs), notes
 
 
 # ---- one case ----------------------------------------------------------------------------------
 
 def run_case(case: Case, rounds: int, backends: tuple[str, ...], timeout: float,
-             info: dict[str, Any], cuda: bool = False) -> list[dict[str, Any]]:
+             info: dict[str, Any], cuda: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """The check row, then one row per variant (median ms per step/epoch), a summary row, and
     for small_adam the breakdown row; rows for torch.compile backends that did not run say why."""
     ag = _lib("ours")
@@ -380,10 +394,10 @@ def run_case(case: Case, rounds: int, backends: tuple[str, ...], timeout: float,
                 why = f"failed in process: {type(e).__name__}: {str(e)[:200]}"
         rows.append({"case": case.name, "variant": name, "device": "cpu", "status": "not run",
                      "reason": why})
-    if cuda and not case.samples:
-        for lib, name in ((ag, "ours_eager_cuda"), (torch, "torch_eager_cuda")):
-            w = Workload(lib, case, device="cuda", weights_from=ours)
-            fns[name] = (w, w.step)
+    if not case.samples:  # NOTE: the epoch case's DataLoader makes CPU batches
+        for lib in cuda:
+            w = Workload(ag if lib == "ours" else torch, case, device="cuda", weights_from=ours)
+            fns[f"{lib}_eager_cuda"] = (w, w.step)
     units = {}
     for name, (w, fn) in fns.items():
         # NOTE: warm-up: the compiled step records and checks each signature, then replays
@@ -392,17 +406,20 @@ def run_case(case: Case, rounds: int, backends: tuple[str, ...], timeout: float,
         units[name]()
     per_unit = case.reps
     times = measure(units, rounds, per_unit)
-    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    wall = {k: statistics.median(w for w, _ in v) * 1e3 for k, v in times.items()}
+    med = {k: statistics.median(c for _, c in v) * 1e3 for k, v in times.items()}
     compiled: Any = fns["ours_compiled"][1]
     ex = compiled.explain()
     for name, ts in times.items():
         row = {"case": case.name, "variant": name,
                "device": "cuda" if name.endswith("_cuda") else "cpu", "unit": case.unit,
-               "ms": round(med[name], 4), "min_ms": round(min(ts) * 1e3, 4), "rounds": rounds,
+               "cpu_ms": round(med[name], 4), "ms": round(wall[name], 4),
+               "min_ms": round(min(w for w, _ in ts) * 1e3, 4), "rounds": rounds,
                "reps": per_unit}
         ref = "torch_eager_cuda" if name.endswith("_cuda") else "torch_eager"
-        if ref in med:
-            row["vs_torch_eager"] = round(med[name] / med[ref], 3)
+        base = wall if name.endswith("_cuda") else med  # NOTE: a GPU's time is not our CPU's
+        if ref in base:
+            row["vs_torch_eager"] = round(base[name] / base[ref], 3)
         if name in compile_s:
             row["compile_s"] = round(compile_s[name], 1)
         rows.append(row)
@@ -410,6 +427,8 @@ def run_case(case: Case, rounds: int, backends: tuple[str, ...], timeout: float,
     summary = {"case": case.name, "kind": "summary", "sizes": list(case.sizes),
                "batch": case.batch, "optimizer": case.opt, "unit": case.unit,
                "compiled_vs_torch_eager": round(ratio, 3),
+               "compiled_vs_torch_eager_wall": round(wall["ours_compiled"] / wall["torch_eager"],
+                                                     3),
                "compiled_vs_ours_eager": round(med["ours_compiled"] / med["ours_eager"], 3),
                "aim": case.aim, "meets_aim": None if case.aim is None else ratio <= case.aim,
                "explain_breaks": len(ex.break_reasons), "explain_replaying": ex.replaying,
@@ -427,13 +446,15 @@ def run_case(case: Case, rounds: int, backends: tuple[str, ...], timeout: float,
 
 # ---- report ------------------------------------------------------------------------------------
 
-def report(rows: list[dict[str, Any]], info: dict[str, Any], commit: str, argv: list[str]
-           ) -> str:
+def report(rows: list[dict[str, Any]], info: dict[str, Any], commit: str, argv: list[str],
+           notes: tuple[str, ...] | list[str] = ()) -> str:
     lines = ["## Step capture: compile vs eager vs PyTorch", "",
              f"Machine: {info['cpu']}, {info['cpu_count']} CPUs, load {info['loadavg_1min']}; "
              f"Python {info['python']}, NumPy {info['numpy']}, torch {info['torch']}; one "
              f"thread; commit {commit}; `python bench/bench_compile.py {' '.join(argv)}` "
-             "(median of rotating rounds in one process).", ""]
+             "(median of rotating rounds in one process; ratios from the medians of process "
+             "CPU time, which leave out time spent waiting for a core on a busy machine).",
+             *notes, ""]
     by_case: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_case.setdefault(r["case"], []).append(r)
@@ -447,23 +468,25 @@ def report(rows: list[dict[str, Any]], info: dict[str, Any], commit: str, argv: 
                      f"{summ['optimizer']}")
         lines += [head, ""]
         unit = summ["unit"] if summ else (case.unit if case else "step")
-        lines += [f"| variant | device | ms/{unit} | min | vs torch eager |",
-                  "|---|---|---:|---:|---:|"]
+        lines += [f"| variant | device | CPU ms/{unit} | wall ms | min wall ms | vs torch eager |",
+                  "|---|---|---:|---:|---:|---:|"]
         for r in rs:
             if "variant" not in r:
                 continue
             if r.get("status") == "not run":
-                lines.append(f"| {r['variant']} | {r['device']} | not run: {r['reason']} | | |")
+                lines.append(f"| {r['variant']} | {r['device']} | not run: {r['reason']} | | | |")
                 continue
             extra = f" (compiled in {r['compile_s']} s)" if "compile_s" in r else ""
-            lines.append(f"| {r['variant']}{extra} | {r['device']} | {r['ms']:.3f} | "
-                         f"{r['min_ms']:.3f} | {r.get('vs_torch_eager', float('nan')):.2f} |")
+            lines.append(f"| {r['variant']}{extra} | {r['device']} | {r['cpu_ms']:.3f} | "
+                         f"{r['ms']:.3f} | {r['min_ms']:.3f} | "
+                         f"{r.get('vs_torch_eager', float('nan')):.2f} |")
         lines.append("")
         if summ:
             aim = f"aim <= {summ['aim']}: {'met' if summ['meets_aim'] else 'NOT met'}" \
                 if summ["aim"] is not None else "no aim"
             lines.append(f"Compiled / PyTorch eager = {summ['compiled_vs_torch_eager']:.2f} "
-                         f"({aim}); compiled / ours eager = {summ['compiled_vs_ours_eager']:.2f}.")
+                         f"({aim}; wall time: {summ['compiled_vs_torch_eager_wall']:.2f}); "
+                         f"compiled / ours eager = {summ['compiled_vs_ours_eager']:.2f}.")
         ok = "bit for bit identical" if chk["exact"] else "NOT identical (see the JSON row)"
         lines.append(
             f"Check: {chk['steps']} losses, parameters, gradients and optimizer state of eager "
@@ -527,21 +550,20 @@ def main(argv: list[str] | None = None, cases: dict[str, Case] | None = None) ->
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
         atexit.register(shutil.rmtree, cache, True)
     info, commit = machine(), git_commit()
-    why = gpu_reason()
-    if why is not None:
-        print(f"note: no CUDA rows ({why}); the compiled path is CPU-only for now",
-              file=sys.stderr)
+    cuda, notes = cuda_rows()
+    if notes:
+        notes = [f"No CUDA rows for {'; '.join(notes)}. The compiled path is CPU-only for now."]
     rows: list[dict[str, Any]] = []
     for name in args.cases:
         case = table[name]
         if args.quick:
             case = dataclasses.replace(case, reps=max(1, case.reps // 4))
         for row in run_case(case, args.rounds, args.torch_backends, args.compile_timeout, info,
-                            cuda=why is None):
+                            cuda=cuda):
             row.setdefault("commit", commit)
             print(json.dumps(row), flush=True)
             rows.append(row)
-    text = report(rows, info, commit, argv)
+    text = report(rows, info, commit, argv, notes)
     if args.report:
         Path(args.report).write_text(text + "\n")
     else:

@@ -37,7 +37,8 @@ def test_quick_run_rows_and_report(tmp_path: Path, capsys: pytest.CaptureFixture
         variants = {r["variant"]: r for r in mine if "variant" in r}
         assert set(variants) == {"ours_eager", "ours_compiled", "torch_eager"}
         for r in variants.values():
-            assert r["ms"] > 0 and r["unit"] == case.unit and r["device"] == "cpu"
+            assert r["ms"] > 0 and r["cpu_ms"] >= 0 and r["min_ms"] <= r["ms"]
+            assert r["unit"] == case.unit and r["device"] == "cpu"
         summary = next(r for r in mine if r.get("kind") == "summary")
         assert summary["aim"] == case.aim and summary["explain_breaks"] == 0
         assert summary["explain_replaying"] >= 1 and summary["exact"]
@@ -96,3 +97,11 @@ def test_defaults() -> None:
     quick = bc.parse_args(["--quick", "--torch-backends", "eager,aot_eager"])
     assert (quick.rounds, quick.torch_backends) == (5, ("eager", "aot_eager"))
     assert bc.parse_args(["--torch-backends", "none"]).torch_backends == ()
+
+
+@pytest.mark.skipif(not __import__("autograd_gpu").cuda.is_available(), reason="no CUDA device "
+                    "(AUTOGRAD_GPU_FAKE_CUDA=1 runs this on the stand-in)")
+def test_cuda_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = bc.run_case(TINY["small_adam"], 1, (), 10.0, {}, cuda=("ours",))
+    row = next(r for r in rows if r.get("variant") == "ours_eager_cuda")
+    assert row["device"] == "cuda" and row["ms"] > 0 and "vs_torch_eager" not in row
