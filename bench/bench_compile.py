@@ -28,6 +28,7 @@ time. The step cases also get a breakdown of the replayed call (the call's own o
 opaque optimizer calls, loads/stores, the replayed forward/backward array ops).
 
 Output: one JSON line per row on stdout; a markdown report on stderr, or in ``--report FILE``.
+Exit status 1 when a case's compiled run is not bit for bit its eager run (or broke), else 0.
 
 Usage: python bench/bench_compile.py [--quick] [--rounds 15] [--cases small_adam,mlp_sgd,...]
            [--torch-backends inductor,aot_eager | none] [--compile-timeout 90] [--cold-compile]
@@ -490,8 +491,9 @@ def report(rows: list[dict[str, Any]], info: dict[str, Any], commit: str, argv: 
         ok = "bit for bit identical" if chk["exact"] else "NOT identical (see the JSON row)"
         lines.append(
             f"Check: {chk['steps']} losses, parameters, gradients and optimizer state of eager "
-            f"vs compiled from one seed: {ok}; explain(): {chk['breaks']} breaks "
-            f"{chk['break_reasons'] or ''}, {chk['signatures']} signatures "
+            f"vs compiled from one seed: {ok}; explain(): {chk['breaks']} breaks"
+            f"{' ' + str(chk['break_reasons']) if chk['break_reasons'] else ''}, "
+            f"{chk['signatures']} signatures "
             f"({chk['replaying']} replaying, {chk['replayed_calls']} replayed calls), array ops "
             f"recorded/replayed {chk['ops_recorded']}/{chk['ops_replayed']}"
             + (f"; ours eager vs PyTorch eager losses: max rel. diff "
