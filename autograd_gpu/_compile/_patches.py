@@ -18,7 +18,7 @@ from ..autograd import node as _node
 from ..backends import torch_rng
 from ..tensor import _ARRAY_TYPES, Tensor
 from . import _sym
-from ._sym import ACTIVE, Break, Instr, QuietBreak, Recorder, SymArray
+from ._sym import ACTIVE, Break, Instr, QuietBreak, Recorder, SymArray, either
 
 if TYPE_CHECKING:
     from ._trace import Trace
@@ -188,12 +188,9 @@ def _plain_arrays(obj: Any) -> list[Any]:
 
 
 def _guarded(rec: Recorder, record: Callable[[], Any], plain: Callable[[], Any]) -> Any:
-    """``record()``; when it breaks, the recording stops and ``plain()`` runs instead."""
-    try:
-        return record()
-    except Break as b:
-        rec.on_break(b.cause)
-        return plain()
+    """``record()`` (``rec`` is active); when it breaks, ``plain()`` instead (``_sym.either``)."""
+    del rec
+    return either(lambda _: record(), plain)
 
 
 def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:

@@ -83,22 +83,12 @@ class SymArray(np.ndarray):
     _rid: int = -1  # the recording whose slot it is
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is not None:
-            try:
-                return rec.ufunc(ufunc, method, inputs, kwargs)
-            except Break as b:
-                rec.on_break(b.cause)
-        return getattr(ufunc, method)(*_plain(inputs), **_plain(kwargs))
+        return either(lambda rec: rec.ufunc(ufunc, method, inputs, kwargs),
+                      lambda: getattr(ufunc, method)(*_plain(inputs), **_plain(kwargs)))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is not None:
-            try:
-                return rec.function(func, args, kwargs)
-            except Break as b:
-                rec.on_break(b.cause)
-        return func(*_plain(args), **_plain(kwargs))
+        return either(lambda rec: rec.function(func, args, kwargs),
+                      lambda: func(*_plain(args), **_plain(kwargs)))
 
     # NOTE: ``base`` as the eager array's: code checks ``x.base is None`` to reuse buffers.
     @property
@@ -107,23 +97,13 @@ class SymArray(np.ndarray):
         return None if b is None else b.base
 
     def __getitem__(self, key: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is not None:
-            try:
-                return rec.getitem(self, key)
-            except Break as b:
-                rec.on_break(b.cause)
-        return raw(self)[_plain(key)]
+        return either(lambda rec: rec.getitem(self, key), lambda: raw(self)[_plain(key)])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        rec = ACTIVE.rec
-        if rec is not None:
-            try:
-                rec.setitem(self, key, value)
-                return
-            except Break as b:
-                rec.on_break(b.cause)
-        raw(self)[_plain(key)] = _plain(value)
+        def plain() -> None:
+            raw(self)[_plain(key)] = _plain(value)
+
+        either(lambda rec: rec.setitem(self, key, value), plain)
 
     def __iter__(self) -> Any:
         if self.ndim == 0:
@@ -153,27 +133,29 @@ class SymArray(np.ndarray):
 
     def _read(self, name: str, how: Callable[[Any], Any], args: tuple[Any, ...] = ()) -> Any:
         value = how(raw(self))
-        rec = ACTIVE.rec
-        if rec is not None:
-            try:
-                rec.guard(self, name, args, value)
-            except Break as b:
-                rec.on_break(b.cause)
+        either(lambda rec: rec.guard(self, name, args, value), lambda: None)
         return value
 
     def __reduce__(self) -> Any:
         return raw(self).__reduce__()
 
 
+def either(record: Callable[[Recorder], Any], plain: Callable[[], Any]) -> Any:
+    """``record(rec)`` while a recording is active; ``plain()`` when none is, or when recording
+    the call breaks (the recording stops: the rest of the step runs eagerly)."""
+    rec = ACTIVE.rec
+    if rec is not None:
+        try:
+            return record(rec)
+        except Break as b:
+            rec.on_break(b.cause)
+    return plain()
+
+
 def _method(name: str) -> Callable[..., Any]:
     def run(self: SymArray, *args: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is not None:
-            try:
-                return rec.method(self, name, args, kwargs)
-            except Break as b:
-                rec.on_break(b.cause)
-        return getattr(raw(self), name)(*_plain(args), **_plain(kwargs))
+        return either(lambda rec: rec.method(self, name, args, kwargs),
+                      lambda: getattr(raw(self), name)(*_plain(args), **_plain(kwargs)))
 
     run.__name__ = name
     return run
@@ -197,13 +179,7 @@ def _property(name: str) -> property:
     getter = getattr(np.ndarray, name).__get__
 
     def get(self: SymArray) -> Any:
-        rec = ACTIVE.rec
-        if rec is not None:
-            try:
-                return rec.attribute(self, name)
-            except Break as b:
-                rec.on_break(b.cause)
-        return getter(raw(self))
+        return either(lambda rec: rec.attribute(self, name), lambda: getter(raw(self)))
 
     return property(get)
 
