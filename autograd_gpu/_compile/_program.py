@@ -244,11 +244,15 @@ class Program:
         self.early: set[int] = set()  # NOTE: guards checked before the step changes anything
         for i, c in enumerate(consts):
             self._globals[f"c{i}"] = c
-        lines = ["def _replay():"]
+        body: list[str] = []
         for ins in self.instrs:
-            lines += ["    " + line for line in self._lines(ins)]
-        lines.append(f"    return {self._expr(outputs)}")
-        self.source = "\n".join(lines)
+            body += ["    " + line for line in self._lines(ins)]
+        body.append(f"    return {self._expr(outputs)}")
+        # NOTE: every callable and constant a keyword-only default: a local of the function
+        # (LOAD_FAST) rather than a global looked up by name on each line
+        names = [n for n in self._globals if not n.startswith("__")]
+        head = "def _replay(*, " + ", ".join(f"{n}={n}" for n in names) + "):"
+        self.source = "\n".join([head] + body)
         exec(compile(self.source, "<autograd_gpu.compile replay>", "exec"), self._globals)
         self.run: Callable[[], Any] = self._globals["_replay"]
 
