@@ -77,6 +77,7 @@ class SGD(Optimizer):
             path = _foreach.path(group, wd, momentum, dampening)
             scalars: dict[Any, tuple[Any, ...]] = {}
             rows: list[Any] = []
+            arrays: list[Any] = []
             for p, grad in self._with_grad(group):
                 state = self.state[p]
                 if not state and group["fused"]:
@@ -90,22 +91,40 @@ class SGD(Optimizer):
                 if how is _foreach.FUSED:
                     rows.append((p, grad, buf))
                     continue
-                T = p._data.dtype.type
-                k = _foreach.host(_scalars, scalars, T, group)
-                d = p._data
-                s = _foreach.scratch(self, p, 2)
-                g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1], group["maximize"],
-                                            None if wd == 0 else T(wd))
-                first = momentum != 0 and buf is None
-                if first:
-                    buf = state["momentum_buffer"] = _foreach.sgd_first(p, g)
-                elif buf is not None:
-                    _foreach.host(bumps, buf, 2)
-                _foreach.sgd(xp, d, g, None if buf is None else buf._data, s, k, first)
-                _foreach.host(bumps, p)
+                arrays.append((p, grad, buf, xp, state))
+            if arrays:
+                # NOTE: the host work of all of them in one _foreach.host call each side
+                ks = _foreach.host(_all_scalars, scalars, [a[0]._data.dtype.type for a in arrays],
+                                   group)
+                bumped: list[tuple[Tensor, int]] = []
+                for (p, grad, buf, xp, state), k in zip(arrays, ks):
+                    T = p._data.dtype.type
+                    d = p._data
+                    s = _foreach.scratch(self, p, 2)
+                    g = _foreach.effective_grad(xp, d, grad._data, s[0], s[1],
+                                                group["maximize"], None if wd == 0 else T(wd))
+                    first = momentum != 0 and buf is None
+                    if first:
+                        buf = state["momentum_buffer"] = _foreach.sgd_first(p, g)
+                    elif buf is not None:
+                        bumped.append((buf, 2))
+                    _foreach.sgd(xp, d, g, None if buf is None else buf._data, s, k, first)
+                    bumped.append((p, 1))
+                _foreach.host(_bump_all, bumps, bumped)
             if rows:
                 _fused.sgd(self, rows, group, lr, bumps)
         return loss
+
+
+def _all_scalars(cache: dict[Any, Any], Ts: list[Any],
+                 group: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """``_scalars`` for each parameter of a group on the foreach path (by its dtype)."""
+    return [_scalars(cache, T, group) for T in Ts]
+
+
+def _bump_all(bumps: _foreach.Bumps, rows: list[tuple[Tensor, int]]) -> None:
+    for t, times in rows:
+        bumps(t, times)
 
 
 def _scalars(cache: dict[Any, Any], T: Any, group: dict[str, Any]) -> tuple[Any, ...]:
