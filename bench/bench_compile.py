@@ -270,7 +270,8 @@ def breakdown(compiled: Any, reps: int, torch_opt: Any = None) -> dict[str, floa
     ``torch_opt``: its ``step()`` alone (same parameters, existing gradients), to compare with
     the opaque optimizer step."""
     entry = next(e for e in compiled._entries.values() if e.state == "replay")
-    g = entry.program._globals
+    # NOTE: the replay takes its callables as keyword-only defaults (locals, not globals)
+    g = entry.program.run.__kwdefaults__
     spent: dict[str, float] = {}
     originals: dict[str, Any] = {}
 
