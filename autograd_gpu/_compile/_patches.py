@@ -112,9 +112,10 @@ class Patches:
         self._set(_foreach, "HOST", [_host_hook])
         for s in self.trace.found.schedulers:
             self._set(s, "step", _opaque(s.step, self.trace), instance=True)
-        from ..autograd import api
+        from ..autograd import accumulate, api
 
         self._set(api, "run_backward", _noting(api.run_backward, self.trace))
+        self._set(accumulate, "_sole_base", _sole_base(accumulate._sole_base))
 
     def undo(self) -> None:
         while self.undos:
@@ -246,6 +247,42 @@ def _user_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..
         return orig(self, *args, **kwargs)
 
     return read
+
+
+def _sole_base(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``accumulate._sole_base`` on a recorded gradient, answered as eager answers it (a new
+    ``.grad`` takes the buffer its transposed view covers when nothing else holds that buffer,
+    instead of copying it), and given as the buffer's SymArray.
+
+    NOTE: the recording keeps every array it saw alive, so the buffer's reference count says
+    nothing here; instead, every recorded array over the same buffer (other than ``g``) must be
+    held by nothing but the recording, as in eager nothing but ``g`` holds the buffer."""
+    def sole(backend: Any, g: Any) -> Any:
+        rec = ACTIVE.rec
+        if rec is None or not isinstance(g, SymArray):
+            return orig(backend, g)
+        view = _sym.raw(g)
+        base = np.ndarray.base.__get__(view) if isinstance(view, np.ndarray) else None
+        if base is None or base.shape != g.shape or base.strides != g.strides \
+                or base.dtype != g.dtype or np.ndarray.base.__get__(base) is not None \
+                or not base.flags.writeable:
+            return None
+        found = None
+        for s in rec.keep:
+            if s is g or not isinstance(s, SymArray):
+                continue
+            r = _sym.raw(s)
+            if r is not base and not (isinstance(r, np.ndarray)
+                                      and np.ndarray.base.__get__(r) is base):
+                continue
+            # NOTE: its holders: the recording's list, this loop and getrefcount's argument
+            if sys.getrefcount(s) > 3:
+                return None
+            if r is base and found is None:
+                found = s
+        return found
+
+    return sole
 
 
 def _host_hook(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
