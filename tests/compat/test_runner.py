@@ -414,3 +414,39 @@ def _labels_and_numbers(line: str) -> tuple[list[str], list[float]]:
     words = line.split()
     numbers = [w for w in words if w.lstrip("-").replace(".", "", 1).isdigit()]
     return [w for w in words if w not in numbers], [float(w) for w in numbers]
+
+
+COMPILED = """
+    import torch
+    import torch._dynamo
+
+    torch.manual_seed(0)
+    torch._dynamo.config.cache_size_limit = 16
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))
+
+    @torch.compile(backend="eager")
+    def step(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for i in range(5):
+        print(f"step {i} loss {step(x, y).item():.6f}")
+    print("explain", torch._dynamo.explain(lambda t: t * 2)(x).graph_break_count)
+"""
+
+
+def test_a_torch_compile_program_prints_the_oracles_numbers(tmp_path: Path) -> None:
+    """``torch.compile`` and ``torch._dynamo`` under the runner: ours replays the step, the
+    oracle traces it with dynamo (backend "eager": no C++ compiler needed); the printed losses
+    agree to the last digit shown."""
+    script = _write(tmp_path / "compiled.py", COMPILED)
+    ours = _run([*CLI, str(script)], tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    real = _run([sys.executable, str(script)], tmp_path)
+    assert real.returncode == 0, real.stderr
+    assert ours.stdout.splitlines() == real.stdout.splitlines()
