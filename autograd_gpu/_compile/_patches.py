@@ -18,7 +18,8 @@ from ..autograd import node as _node
 from ..backends import torch_rng
 from ..tensor import _ARRAY_TYPES, Tensor
 from . import _sym
-from ._sym import ACTIVE, Break, Instr, QuietBreak, Recorder, SymArray, either
+from ._recorder import Recorder
+from ._sym import ACTIVE, Break, Instr, QuietBreak, SymArray, either
 
 if TYPE_CHECKING:
     from ._trace import Trace

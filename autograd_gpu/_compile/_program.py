@@ -1,4 +1,4 @@
-"""A recording (``_sym.Recorder``) as one straight-line Python function.
+"""A recording (``_recorder.Recorder``) as one straight-line Python function.
 
 Each instruction becomes one line of generated source: ``s12 = F3(s4, s7, out=B1)``,
 ``s13 = s12.reshape(c2)``, ``s9[c4] = s13``, ``if not _eq(bool(s21), E5): _fail(5)``. Callables,

@@ -34,7 +34,8 @@ from ..tensor import Tensor
 from ._patches import Patches
 from ._program import Program
 from ._state import Found, attr_changes, module_attrs, tensors_of
-from ._sym import ACTIVE, Break, Instr, QuietBreak, Recorder, Slot, SymArray, raw
+from ._recorder import Recorder
+from ._sym import ACTIVE, Break, Instr, QuietBreak, Slot, SymArray, raw
 
 _LOCK = threading.RLock()
 
