@@ -294,6 +294,11 @@ def _host_hook(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     return _guarded(rec, lambda: rec.host(fn, args), lambda: fn(*args))
 
 
+def _plain_value(v: Any) -> bool:
+    """A value a replay may pass again as it is: numbers, strings, flags, None."""
+    return v is None or isinstance(v, (bool, int, float, str))
+
+
 def _opaque(bound: Callable[..., Any], trace: Trace,
             recordable: Callable[[], bool] | None = None) -> Callable[..., Any]:
     # NOTE: ``wraps``: the bound method's attributes stay readable (a scheduler checks the mark
@@ -303,24 +308,26 @@ def _opaque(bound: Callable[..., Any], trace: Trace,
         rec = ACTIVE.rec
         if rec is None:
             return bound(*args, **kwargs)
-        if args or kwargs:
+        if not all(_plain_value(a) for a in (*args, *kwargs.values())):
             trace._stop(f"{_qualname(bound)}() with arguments (a closure, or a value the "
                         "replay cannot pass)")
             return bound(*args, **kwargs)
-        if recordable is not None and recordable():
+        if recordable is not None and not args and not kwargs and recordable():
             return bound()
+        # NOTE: plain arguments (zero_grad(set_to_none=True)) are passed again on replay
+        again = functools.partial(bound, *args, **kwargs) if args or kwargs else bound
         try:
             trace.store()
         except Break as b:
             trace.unwrap()
             trace._stop(b.cause, quiet=isinstance(b, QuietBreak))
-            return bound()
+            return again()
         ACTIVE.rec = None
         try:
-            out = bound()
+            out = again()
         finally:
             ACTIVE.rec = rec
-        rec.instrs.append(Instr("opaque", bound, pure=False))
+        rec.instrs.append(Instr("opaque", again, pure=False))
         try:
             trace.load()
         except Break as b:
