@@ -14,6 +14,7 @@ one warning naming the cause; under ``fullgraph=True`` it raises instead. More s
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 import weakref
 from dataclasses import dataclass, field
@@ -25,7 +26,15 @@ from ..nn.module import Module
 from ..tensor import Tensor
 from . import _state
 from ._program import GuardFailed, Program
+from ._sym import ACTIVE
 from ._trace import CALL, FullGraphError, Trace
+
+class _Inline(threading.local):
+    depth = 0
+
+
+_INLINE = _Inline()
+
 
 class _Limits:
     """``torch._dynamo.config``'s numbers: signatures recorded per function."""
@@ -104,6 +113,10 @@ class CompiledFunction:
         _ALL.add(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if ACTIVE.rec is not None or _INLINE.depth:
+            # NOTE: called inside a step being recorded (or run eagerly by its compiled
+            # function): run inline, so the outer recording holds this call's work too
+            return self._fn(*args, **kwargs)
         found = self._discover(args, kwargs)
         tensors = _state.tensors_of(found)
         key = _state.signature(found, tensors, args, kwargs)
@@ -115,14 +128,22 @@ class CompiledFunction:
                     self._warn(f"{self._name()} hit cache_size_limit ({LIMITS.signatures}): "
                                "more signatures (shapes, dtypes, training flags, which grads "
                                "exist) than that run eagerly")
-                return self._fn(*args, **kwargs)
+                return self._eager(args, kwargs)
             return self._record(key, found, args, kwargs)
         entry.calls += 1
         if entry.state == "eager":
-            return self._fn(*args, **kwargs)
+            return self._eager(args, kwargs)
         if entry.state == "check":
             return self._check(entry, found, tensors, args, kwargs)
         return self._replay(entry, args, kwargs)
+
+    def _eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The function run eagerly; compiled functions it calls run inline meanwhile."""
+        _INLINE.depth += 1
+        try:
+            return self._fn(*args, **kwargs)
+        finally:
+            _INLINE.depth -= 1
 
     def _discover(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _state.Found:
         """``_state.discover`` on every call: the plain values it reads (a global scale, an
@@ -168,7 +189,7 @@ class CompiledFunction:
         except Exception as e:  # noqa: BLE001 - any failure of the check makes it eager
             cause = f"the replay failed ({type(e).__name__}: {e})"
         snap.restore()
-        result = self._fn(*args, **kwargs)
+        result = self._eager(args, kwargs)
         if cause is None:
             diff = _state.first_difference(after_replay, _state.state_arrays(found, tensors,
                                                                                 result))
@@ -198,7 +219,7 @@ class CompiledFunction:
                 _RESTORE_FP(token)
                 token = None
                 CALL.args, CALL.kwargs = (), {}
-                return self._fn(*args, **kwargs)
+                return self._eager(args, kwargs)
             if entry.state == "replay":
                 entry.state, entry.cause, entry.program = "eager", str(e), None
                 raise RuntimeError(

@@ -72,3 +72,41 @@ def test_limit_reset_and_graph_break() -> None:
         warnings.simplefilter("ignore")
         out = ag.compile(broken)(ag.ones(2))
     assert np.array_equal(out.numpy(), [6.0, 6.0])
+
+
+def test_a_compiled_function_called_inside_a_recorded_step_runs_inline() -> None:
+    """The inner compiled function records nothing of its own while the outer step records: the
+    outer recording holds its work, replays it, and stays exact."""
+    rng = np.random.default_rng(3)
+    w = ag.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+
+    @ag.compile
+    def inner(x: Any) -> Any:
+        return (x @ w).tanh()
+
+    def outer(x: Any) -> Any:
+        w.grad = None
+        loss = inner(x).pow(2).sum()
+        loss.backward()
+        with ag.no_grad():
+            w.sub_(0.1 * w.grad)
+        return loss
+
+    compiled = ag.compile(outer)
+    w_eager = ag.tensor(w.detach().numpy().copy(), requires_grad=True)
+
+    def eager_step(x: Any) -> Any:
+        w_eager.grad = None
+        loss = (x @ w_eager).tanh().pow(2).sum()
+        loss.backward()
+        with ag.no_grad():
+            w_eager.sub_(0.1 * w_eager.grad)
+        return loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(5):
+            x = rng.standard_normal((2, 4))
+            assert compiled(ag.tensor(x)).item() == eager_step(ag.tensor(x)).item()
+    assert np.array_equal(w.detach().numpy(), w_eager.detach().numpy())
+    assert compiled.explain().replaying == 1 and inner.explain().signatures == 0
