@@ -18,7 +18,6 @@ from ..autograd import node as _node
 from ..backends import torch_rng
 from ..tensor import _ARRAY_TYPES, Tensor
 from . import _sym
-from ._recorder import Recorder
 from ._sym import ACTIVE, Break, Instr, QuietBreak, SymArray, either
 
 if TYPE_CHECKING:
@@ -132,8 +131,7 @@ def _creator(orig: Callable[..., Any]) -> Callable[..., Any]:
         if plain and not any(rec.aliases(a) for a in plain):
             # NOTE: made from arrays foreign to the recording: a constant
             return orig(*args, **kwargs)
-        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
-                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+        return _as_one_call(orig, args, kwargs)
 
     make.__name__ = getattr(orig, "__name__", "creator")
     return make
@@ -147,32 +145,42 @@ def _first_dispatch(orig: Callable[..., Any]) -> Callable[..., Any]:
         if rec is None or (args and isinstance(args[0], SymArray)) or not (
                 _has_sym(args) or _has_sym(kwargs)):
             return orig(*args, **kwargs)
-        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
-                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+        return _as_one_call(orig, args, kwargs)
 
     call.__name__ = getattr(orig, "__name__", "call")
     return call
 
 
-def _has_sym(obj: Any) -> bool:
-    if isinstance(obj, SymArray):
-        return True
+def _as_one_call(orig: Callable[..., Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> Any:
+    """``orig(*args, **kwargs)`` recorded as one call while a recording is active (else, or
+    when that breaks, computed on the plain arrays)."""
+    return either(lambda rec: rec.call(orig, args, kwargs),
+                  lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+
+
+def _arrays(obj: Any) -> list[Any]:
+    """The arrays in ``obj`` (tuples, lists, dicts, as ``_sym._plain`` walks them)."""
+    if isinstance(obj, np.ndarray):
+        return [obj]
     if type(obj) in (tuple, list):
-        return any(_has_sym(o) for o in obj)
+        return [a for o in obj for a in _arrays(o)]
     if type(obj) is dict:
-        return any(_has_sym(o) for o in obj.values())
-    return False
+        return [a for o in obj.values() for a in _arrays(o)]
+    return []
+
+
+def _has_sym(obj: Any) -> bool:
+    return any(isinstance(a, SymArray) for a in _arrays(obj))
 
 
 def _view_maker(orig: Callable[..., Any]) -> Callable[..., Any]:
     """``as_strided`` recorded as one call (NumPy's own goes through ``__array_interface__``,
     which the recording cannot see)."""
     def view(*args: Any, **kwargs: Any) -> Any:
-        rec = ACTIVE.rec
-        if rec is None:
+        if ACTIVE.rec is None:
             return orig(*args, **kwargs)
-        return _guarded(rec, lambda: rec.call(orig, args, kwargs),
-                        lambda: orig(*_sym._plain(args), **_sym._plain(kwargs)))
+        return _as_one_call(orig, args, kwargs)
 
     view.__name__ = getattr(orig, "__name__", "as_strided")
     return view
@@ -180,19 +188,7 @@ def _view_maker(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 def _plain_arrays(obj: Any) -> list[Any]:
     """The plain (not SymArray) arrays in ``obj`` (tuples, lists, dicts)."""
-    if isinstance(obj, np.ndarray):
-        return [] if isinstance(obj, SymArray) else [obj]
-    if type(obj) in (tuple, list):
-        return [a for o in obj for a in _plain_arrays(o)]
-    if type(obj) is dict:
-        return [a for o in obj.values() for a in _plain_arrays(o)]
-    return []
-
-
-def _guarded(rec: Recorder, record: Callable[[], Any], plain: Callable[[], Any]) -> Any:
-    """``record()`` (``rec`` is active); when it breaks, ``plain()`` instead (``_sym.either``)."""
-    del rec
-    return either(lambda _: record(), plain)
+    return [a for a in _arrays(obj) if not isinstance(a, SymArray)]
 
 
 def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., Any]:
@@ -204,8 +200,8 @@ def _draw(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[..., An
 
         owners = list(_random._default.values()) + trace.found.generators
         owner = next((g for g in owners if g._gen is self), None)
-        return _guarded(rec, lambda: rec.call(_Draw(owner, self, name), args, kwargs, pure=False),
-                        lambda: orig(self, *_sym._plain(args), **_sym._plain(kwargs)))
+        return either(lambda r: r.call(_Draw(owner, self, name), args, kwargs, pure=False),
+                      lambda: orig(self, *_sym._plain(args), **_sym._plain(kwargs)))
 
     return draw
 
@@ -288,10 +284,9 @@ def _sole_base(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 def _host_hook(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """``_foreach.host`` while recording: one call, made again on every replay."""
-    rec = ACTIVE.rec
-    if rec is None:
+    if ACTIVE.rec is None:
         return fn(*args)
-    return _guarded(rec, lambda: rec.host(fn, args), lambda: fn(*args))
+    return either(lambda rec: rec.host(fn, args), lambda: fn(*args))
 
 
 def _plain_value(v: Any) -> bool:

@@ -60,8 +60,6 @@ def _slots_in(template: Any) -> list[int]:
         return [n for t in template for n in _slots_in(t)]
     if type(template) is dict:
         return [n for t in template.values() for n in _slots_in(t)]
-    if isinstance(template, Instr):
-        return []
     return []
 
 
@@ -79,10 +77,6 @@ def prune(instrs: list[Instr], live_out: set[int]) -> list[Instr]:
         live.update(_slots_in(ins.kwargs))
     kept.reverse()
     return kept
-
-
-# NOTE: instructions whose result may be a view of (share memory with) their array arguments
-_VIEW_KINDS = {"method", "getattr", "getitem"}
 
 
 def plan(instrs: list[Instr], live_out: set[int],
@@ -237,7 +231,7 @@ class Program:
                  meta: dict[int, tuple[Any, Any]] | None = None) -> None:
         self.instrs, early = hoist_checks(prune(instrs, set(_slots_in(outputs))))
         self.n_recorded = len(instrs)
-        self._globals: dict[str, Any] = {"_eq": _eq, "_fail": self._fail, "_np": np}
+        self._globals: dict[str, Any] = {"_eq": _eq, "_fail": self._fail}
         self.buffers, self._into = plan(self.instrs, set(_slots_in(outputs)), meta or {})
         self._guards: list[str] = []
         self._early_ids = {id(ins) for ins in early}
@@ -327,7 +321,7 @@ class Program:
             return [f"{self._expr(obj)}[{self._expr(key)}] = {self._expr(value)}"]
         elif k == "guard":
             obj, *rest = ins.args
-            g = self._guard(f"a value read back with {ins.fn}() ({ins.where or 'in the step'})",
+            g = self._guard(f"a value read back with {ins.fn}() (in the step)",
                             ins)
             read = f"{self._name('R', _READS[ins.fn])}({self._call_args(tuple(ins.args), {})})"
             del obj, rest

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -169,9 +169,7 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """What a replay of this step assumes (module docstring): equal signatures, one recording."""
     sig: list[Any] = [STATE.grad_enabled, getattr(STATE, "inference", False)]
-    given: set[int] = set()
-    _ids(args, given)
-    _ids(kwargs, given)
+    given = {id(t) for _, t in leaves((args, kwargs)) if isinstance(t, Tensor)}
     for t in tensors:
         d = t._data
         g = t._grad
@@ -221,16 +219,17 @@ def _kind(v: Any) -> Any:
     return type(v)
 
 
-def _ids(obj: Any, out: set[int]) -> None:
-    """The ids of the tensors among a call's arguments (guarded by value, not identity)."""
-    if isinstance(obj, Tensor):
-        out.add(id(obj))
-    elif isinstance(obj, (tuple, list)):
-        for o in obj:
-            _ids(o, out)
+def leaves(obj: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """``(path, leaf)`` for everything in ``obj`` that is not a tuple, list or dict (a call's
+    arguments, a step's result), in order; ``path``: the indices and keys down to it."""
+    if isinstance(obj, (tuple, list)):
+        for i, o in enumerate(obj):
+            yield from leaves(o, path + (i,))
     elif isinstance(obj, dict):
-        for o in obj.values():
-            _ids(o, out)
+        for k, o in obj.items():
+            yield from leaves(o, path + (k,))
+    else:
+        yield path, obj
 
 
 def _arg_key(obj: Any) -> Any:
@@ -424,22 +423,9 @@ def state_arrays(found: Found, tensors: list[Tensor], result: Any) -> list[tuple
     for i, (m, values) in enumerate(_module_values(found)):
         for k, v in values.items():
             items.append((f"module {i}'s {type(m).__name__}.{k}", v))
-    flat: list[Any] = []
-    _flatten(result, flat)
-    for i, r in enumerate(flat):
+    for i, (_, r) in enumerate(leaves(result)):
         items.append((f"result {i}", r._data if isinstance(r, Tensor) else r))
     return [(name, _copy(v)) for name, v in items]
-
-
-def _flatten(obj: Any, out: list[Any]) -> None:
-    if isinstance(obj, (tuple, list)):
-        for o in obj:
-            _flatten(o, out)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _flatten(o, out)
-    else:
-        out.append(obj)
 
 
 def first_difference(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> str | None:

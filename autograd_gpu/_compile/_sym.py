@@ -75,7 +75,6 @@ class Instr:
     out: Any = None
     expect: Any = None
     pure: bool = True
-    where: str = ""
 
 
 class SymArray(np.ndarray):

@@ -33,7 +33,7 @@ import numpy as np
 from ..tensor import Tensor
 from ._patches import Patches
 from ._program import Program
-from ._state import Found, attr_changes, module_attrs, tensors_of
+from ._state import Found, attr_changes, leaves, module_attrs, tensors_of
 from ._recorder import Recorder
 from ._sym import ACTIVE, Break, Instr, QuietBreak, Slot, SymArray, raw
 
@@ -156,7 +156,9 @@ class Trace:
 
     # ---- the call ----------------------------------------------------------------------------
     def run(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        _paths((args, kwargs), (), self._arg_paths)
+        for path, t in leaves((args, kwargs)):
+            if isinstance(t, Tensor):
+                self._arg_paths.setdefault(id(t), path)
         attrs = module_attrs(self.found)
         with _LOCK:
             patches = Patches(self)
@@ -194,7 +196,8 @@ class Trace:
         """A tensor the call made that outlives it, other than its results and the places'
         gradients (kept by a hook, a container, a global), breaks: a replay would leave the
         recorded call's tensor there."""
-        allowed = {id(t) for t in _tensors_in(self.result)} | {id(t) for t in self._kept}
+        allowed = {id(t) for _, t in leaves(self.result) if isinstance(t, Tensor)} \
+            | {id(t) for t in self._kept}
         for t in self._tensors():
             allowed.add(id(t))
             if t._grad is not None:
@@ -286,26 +289,11 @@ class Trace:
         return None
 
 
-def _tensors_in(obj: Any) -> list[Tensor]:
-    if isinstance(obj, Tensor):
-        return [obj]
-    if isinstance(obj, (tuple, list)):
-        return [t for o in obj for t in _tensors_in(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in _tensors_in(o)]
-    return []
-
-
 def _plain_result(obj: Any) -> Any:
-    if isinstance(obj, Tensor):
-        if isinstance(obj._data, SymArray):
-            obj._data = raw(obj._data)
-    elif isinstance(obj, (tuple, list)):
-        for o in obj:
-            _plain_result(o)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _plain_result(o)
+    """``obj`` with each tensor in it holding its plain array again."""
+    for _, t in leaves(obj):
+        if isinstance(t, Tensor) and isinstance(t._data, SymArray):
+            t._data = raw(t._data)
     return obj
 
 
@@ -316,18 +304,6 @@ class _Call(threading.local):
 
 
 CALL = _Call()
-
-
-def _paths(obj: Any, path: tuple[Any, ...], out: dict[int, tuple[Any, ...]]) -> None:
-    """``id(tensor) -> path`` for the tensors among the call's arguments."""
-    if isinstance(obj, Tensor):
-        out.setdefault(id(obj), path)
-    elif isinstance(obj, (tuple, list)):
-        for i, o in enumerate(obj):
-            _paths(o, path + (i,), out)
-    elif isinstance(obj, dict):
-        for k, o in obj.items():
-            _paths(o, path + (k,), out)
 
 
 class _Locate:
