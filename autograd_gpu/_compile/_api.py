@@ -24,7 +24,7 @@ from ..autograd.node import user_stacklevel
 from ..backends.numpy_backend import _QUIET_FP, _RESTORE_FP
 from ..nn.module import Module
 from ..tensor import Tensor
-from . import _state
+from . import _aot, _state
 from ._program import GuardFailed, Program
 from ._sym import ACTIVE
 from ._trace import CALL, FullGraphError, Trace
@@ -53,6 +53,7 @@ class _Entry:
     program: Program | None = None
     cause: str | None = None
     calls: int = 0
+    aot: _aot.Aot | None = None  # NOTE: a result whose backward runs outside the call
 
 
 @dataclass
@@ -135,6 +136,8 @@ class CompiledFunction:
             return self._eager(args, kwargs)
         if entry.state == "check":
             return self._check(entry, found, tensors, args, kwargs)
+        if entry.aot is not None and entry.aot.fwd is None:
+            return self._backward_pending(key, entry, found, args, kwargs)
         return self._replay(entry, args, kwargs)
 
     def _eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -174,8 +177,41 @@ class CompiledFunction:
             self._entries[key] = _Entry("eager", cause=cause)
             self._warn(f"{self._name()} runs eagerly: {cause}")
         else:
-            self._entries[key] = _Entry("check", trace.program)
+            entry = self._entries[key] = _Entry("check", trace.program)
+            if trace.diff:
+                return self._capture(entry, trace, result)
         return result
+
+    def _capture(self, entry: _Entry, trace: Trace, result: Any) -> Any:
+        """The recorded call's result, whose backward runs outside the call, linked so that
+        its first backward is recorded (``_aot``)."""
+        ins = [t for t in _state.tensors_of(trace.found) if t._requires_grad]
+        cause = _aot.unlocated(trace.diff, ins)
+        if cause is not None:
+            self._give_up(entry, cause)
+            return result
+        entry.aot = _aot.Aot([trace._at(t) for t in ins])
+        return entry.aot.capture(trace, result, ins)
+
+    def _backward_pending(self, key: Any, entry: _Entry, found: Any, args: tuple[Any, ...],
+                          kwargs: dict[str, Any]) -> Any:
+        """A replaying signature whose backward is not recorded yet: eager until the recorded
+        call's backward runs (it records B); recorded again if that result died without one."""
+        aot = entry.aot
+        assert aot is not None
+        if aot.failed is not None:
+            self._give_up(entry, aot.failed)
+        elif not aot.waiting():
+            del self._entries[key]
+            return self._record(key, found, args, kwargs)
+        return self._eager(args, kwargs)
+
+    def _give_up(self, entry: _Entry, cause: str) -> None:
+        """``entry`` runs eagerly from now on, with one warning (``fullgraph``: an error)."""
+        entry.state, entry.cause, entry.program, entry.aot = "eager", cause, None, None
+        if self._fullgraph:
+            raise FullGraphError(f"compile(fullgraph=True): {cause}")
+        self._warn(f"{self._name()} runs eagerly: {cause}")
 
     def _check(self, entry: _Entry, found: Any, tensors: list[Tensor], args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> Any:
@@ -196,22 +232,24 @@ class CompiledFunction:
             if diff is not None:
                 cause = f"the replay's {diff} differs from the eager step's"
         if cause is not None:
-            entry.state, entry.cause, entry.program = "eager", cause, None
-            if self._fullgraph:
-                raise FullGraphError(f"compile(fullgraph=True): {cause}")
-            self._warn(f"{self._name()} runs eagerly: {cause}")
+            self._give_up(entry, cause)
         else:
             entry.state = "replay"
         return result
 
     def _replay(self, entry: _Entry, args: tuple[Any, ...], kwargs: dict[str, Any],
                 fallback: bool = True) -> Any:
-        program = entry.program
+        aot = entry.aot if fallback else None
+        program = aot.fwd if aot is not None else entry.program
         assert program is not None
         token = _QUIET_FP()
         CALL.args, CALL.kwargs = args, kwargs
+        linked: Any = None
         try:
             out = program.run()
+            if aot is not None:
+                out, saved = out
+                linked = aot.link(_diff_arrays(out, {}), saved)
         except GuardFailed as e:
             if e.index in program.early and fallback:
                 # NOTE: checked before the replay changed anything: this call runs eagerly
@@ -231,7 +269,7 @@ class CompiledFunction:
             if token is not None:
                 _RESTORE_FP(token)
             CALL.args, CALL.kwargs = (), {}
-        return _build(out)
+        return _build(out, linked)
 
     # ---- reports ----------------------------------------------------------------------------
     def _name(self) -> str:
@@ -256,20 +294,34 @@ class CompiledFunction:
         return ex
 
 
-def _build(out: Any) -> Any:
-    """The result of a replay from its evaluated template (``Trace._outputs``)."""
+def _build(out: Any, linked: Any = None) -> Any:
+    """The result of a replay from its evaluated template (``Trace._outputs``); ``linked``: the
+    outputs that need grad, from ``Aot.link`` (None: plain tensors)."""
     if out is None:
         return None
     tag = out[0]
     if tag == "tensor":
         return Tensor._make(out[1], out[2])
+    if tag == "grad":
+        return linked[out[1]] if linked is not None else Tensor._make(out[2], out[3])
     if tag == "value":
         return out[1]
     kind, items = out
     if kind is dict:
-        return {k: _build(v) for k, v in items.items()}
-    built = [_build(v) for v in items]
+        return {k: _build(v, linked) for k, v in items.items()}
+    built = [_build(v, linked) for v in items]
     return kind(built) if kind is not list else built
+
+
+def _diff_arrays(out: Any, found: dict[int, Any]) -> list[Any]:
+    """The arrays of the outputs that need grad in an evaluated template, in their order."""
+    if out is not None:
+        if out[0] == "grad":
+            found.setdefault(out[1], out[2])
+        elif out[0] not in ("tensor", "value"):
+            for v in (out[1].values() if out[0] is dict else out[1]):
+                _diff_arrays(v, found)
+    return [found[k] for k in range(len(found))]
 
 
 class OptimizedModule(Module):

@@ -65,6 +65,10 @@ class Trace:
         self._arg_paths: dict[int, tuple[Any, ...]] = {}
         self.quiet = False
         self._state_ids: set[int] = set()
+        # NOTE: results whose backward runs outside the call (``_aot``), in the order of their
+        # ("grad", k, ...) templates; the template of the whole result
+        self.diff: list[Tensor] = []
+        self.outputs: Any = None
 
     # ---- places -----------------------------------------------------------------------------
     def _at(self, t: Tensor) -> _Locate:
@@ -202,6 +206,7 @@ class Trace:
             allowed.add(id(t))
             if t._grad is not None:
                 allowed.add(id(t._grad))
+        allowed |= {id(t) for t in graph_tensors(self.diff)}
 
         def alive() -> list[Tensor]:
             return [t for t in (ref() for ref in self.made)
@@ -255,21 +260,12 @@ class Trace:
             self._escapes()
         if self.cause is not None:
             return
-        meta: dict[int, tuple[Any, Any]] = {}
-        for sym in self.rec.keep:
-            if isinstance(sym, SymArray) and sym._slot >= 0:
-                a = raw(sym)
-                if isinstance(a, np.ndarray) and a.flags.c_contiguous and a.base is None:
-                    meta[sym._slot] = (a.shape, a.dtype)
-        self.program = Program(self.rec.instrs, self.rec.consts, outputs, meta)
+        self.outputs = outputs
+        self.program = Program(self.rec.instrs, self.rec.consts, outputs, layouts(self.rec))
 
     def _outputs(self, result: Any) -> Any:
         """The result's template: its tensors as the slots of their arrays."""
         if isinstance(result, Tensor):
-            if result._requires_grad and result._grad_fn is not None and not self.backward_ran:
-                self._stop("the result needs grad and backward runs outside the compiled "
-                           "function (a replay keeps no autograd graph)", during_call=False)
-                return None
             slot = self.rec.roots.get(id(result._data))
             sym = next((s for s in self.rec.keep if isinstance(s, SymArray)
                         and raw(s) is result._data), None)
@@ -278,6 +274,12 @@ class Trace:
                 self._stop("a result tensor made where the recording could not see it",
                            during_call=False)
                 return None
+            if result._requires_grad and result._grad_fn is not None and not self.backward_ran:
+                # NOTE: its backward runs outside the call: linked by ``_aot``'s node
+                k = next((i for i, t in enumerate(self.diff) if t is result), len(self.diff))
+                if k == len(self.diff):
+                    self.diff.append(result)
+                return ("grad", k, Slot(n), result._device)
             return ("tensor", Slot(n), result._device)
         if isinstance(result, (tuple, list)):
             return (type(result), [self._outputs(r) for r in result])
@@ -287,6 +289,36 @@ class Trace:
             return ("value", result)
         self._stop(f"a result of type {type(result).__name__}", during_call=False)
         return None
+
+
+def graph_tensors(outputs: list[Tensor]) -> list[Tensor]:
+    """The tensors the autograd graph of ``outputs`` keeps (saved inputs, and the bases of the
+    views among them): alive while the graph is, as in eager."""
+    from ..autograd.saved import _INPUT
+
+    kept: list[Tensor] = []
+    seen: set[int] = set()
+    todo = [t._grad_fn for t in outputs if t._grad_fn is not None]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        kept += [e[1] for e in node._saved or () if e is not None and e[0] == _INPUT]
+        todo += [n for n, _ in node.next_functions]
+    return kept + [t._base for t in kept + outputs if t._base is not None]
+
+
+def layouts(rec: Recorder) -> dict[int, tuple[Any, Any]]:
+    """(shape, dtype) of each slot whose traced array owns C-contiguous memory (what
+    ``_program.plan`` may give a buffer)."""
+    meta: dict[int, tuple[Any, Any]] = {}
+    for sym in rec.keep:
+        if isinstance(sym, SymArray) and sym._slot >= 0:
+            a = raw(sym)
+            if isinstance(a, np.ndarray) and a.flags.c_contiguous and a.base is None:
+                meta[sym._slot] = (a.shape, a.dtype)
+    return meta
 
 
 def _plain_result(obj: Any) -> Any:
