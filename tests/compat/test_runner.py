@@ -437,13 +437,25 @@ COMPILED = """
     for i in range(5):
         print(f"step {i} loss {step(x, y).item():.6f}")
     print("explain", torch._dynamo.explain(lambda t: t * 2)(x).graph_break_count)
+
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+    cnet = torch.compile(net, backend="aot_eager")
+    opt2 = torch.optim.Adam(net.parameters(), lr=0.01)
+    for i in range(5):
+        opt2.zero_grad()
+        loss = torch.nn.functional.cross_entropy(cnet(x), y)
+        loss.backward()
+        opt2.step()
+        print(f"module step {i} loss {loss.item():.6f}")
+    print("node", cnet(x).grad_fn.name())
 """
 
 
 def test_a_torch_compile_program_prints_the_oracles_numbers(tmp_path: Path) -> None:
     """``torch.compile`` and ``torch._dynamo`` under the runner: ours replays the step, the
-    oracle traces it with dynamo (backend "eager": no C++ compiler needed); the printed losses
-    agree to the last digit shown."""
+    oracle traces it with dynamo (backend "eager": no C++ compiler needed); a compiled module
+    trained in an eager loop (backend "aot_eager"): forward and backward replayed behind one
+    node of PyTorch's name; the printed losses agree to the last digit shown."""
     script = _write(tmp_path / "compiled.py", COMPILED)
     ours = _run([*CLI, str(script)], tmp_path)
     assert ours.returncode == 0, ours.stderr
