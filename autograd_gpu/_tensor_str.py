@@ -248,6 +248,11 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
             suffixes.append(f"size={tuple(t.shape)}")
         if dt not in (default, dtypes.int64, dtypes.bool):
             suffixes.append(f"dtype={dt!r}")
+        if t.device.type == "cuda":
+            from .backends import cuda_support
+
+            cuda_support.refuse_during_capture("printing a CUDA tensor (a copy of CUDA memory to "
+                                               "the host)")
         body = array_str(t.backend.to_host(t._data), dt.is_floating_point, indent)
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")

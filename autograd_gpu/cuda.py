@@ -12,12 +12,15 @@ from typing import Any
 from . import memory as _memory
 from .backends import cuda_support
 from .backends.base import OutOfMemoryError
+from .cuda_graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,
+                          make_graphed_callables)
 
-__all__ = ["Event", "OutOfMemoryError", "current_device", "current_stream", "device",
-           "device_count", "device_memory_info", "empty_cache", "get_arch_list",
+__all__ = ["CUDAGraph", "Event", "OutOfMemoryError", "current_device", "current_stream",
+           "device", "device_count", "device_memory_info", "empty_cache", "get_arch_list",
            "get_device_capability", "get_device_name", "get_device_properties", "get_rng_state",
-           "get_rng_state_all", "init", "initial_seed", "ipc_collect", "is_available",
-           "is_bf16_supported", "is_initialized", "is_tf32_supported", "manual_seed",
+           "get_rng_state_all", "graph", "graph_pool_handle", "init", "initial_seed",
+           "ipc_collect", "is_available", "is_bf16_supported", "is_current_stream_capturing",
+           "is_initialized", "is_tf32_supported", "make_graphed_callables", "manual_seed",
            "manual_seed_all", "max_memory_allocated", "max_memory_reserved", "mem_get_info",
            "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
            "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_rng_state",

@@ -10,6 +10,7 @@ from builtins import int as _int
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import dtypes
+from .backends import cuda_support
 from .device import CPU
 
 if TYPE_CHECKING:
@@ -64,9 +65,14 @@ class TensorConversions:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         if self._device.type == "meta":
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        if cuda_support.CAPTURE[0] is not None and self._device.type == "cuda":
+            cuda_support.refuse_during_capture("Tensor.item() (a copy of CUDA memory to the host)")
         return self._data.reshape(()).item() if self._device.type == "cpu" else self.cpu().item()
 
     def tolist(self) -> Any:
+        if cuda_support.CAPTURE[0] is not None and self._device.type == "cuda":
+            cuda_support.refuse_during_capture("Tensor.tolist() (a copy of CUDA memory to the "
+                                               "host)")
         return self.backend.to_host(self._data).tolist()
 
     def __float__(self) -> float:
@@ -86,6 +92,9 @@ class TensorConversions:
         if self._data.size != 1:
             many = "more than one value" if self._data.size else "no values"
             raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
+        if cuda_support.CAPTURE[0] is not None and self._device.type == "cuda":
+            cuda_support.refuse_during_capture("bool() of a CUDA tensor (a copy of CUDA memory "
+                                               "to the host, e.g. an `if` on a tensor's value)")
         return bool(self.item())
 
     def _check_scalar(self) -> None:

@@ -67,6 +67,32 @@ def check_cuda_available() -> None:
                            "(cuda_support.BACKEND_READY is False); use device='cpu'")
 
 
+# The CUDA graph capture under way in this process (``cuda_graph.Capture``), or None.
+CAPTURE: list[Any] = [None]
+
+CAPTURE_ERROR = "CUDA error: operation not permitted when stream is capturing"
+
+
+_MOVE_IT = ("Move it out of the captured region (before capture_begin, or after capture_end / "
+            "the `with cuda.graph(g):` block).")
+
+
+def refuse_during_capture(what: str, hint: str = _MOVE_IT) -> None:
+    """Raise PyTorch's capture error, saying what was attempted, when a CUDA graph capture is
+    under way: ``what`` (a host read of CUDA memory, a random draw) cannot be captured."""
+    if CAPTURE[0] is not None:
+        raise RuntimeError(f"{CAPTURE_ERROR}: {what} cannot be part of a CUDA graph capture. "
+                           f"{hint}")
+
+
+def graphs() -> Any:
+    """The CUDA graph backend (``backends/cuda_graph.py``), once CUDA is known to be usable."""
+    check_cuda_available()
+    from . import cuda_graph
+
+    return cuda_graph
+
+
 def current_device() -> int:
     check_cuda_available()
     return int(_cupy().cuda.runtime.getDevice())

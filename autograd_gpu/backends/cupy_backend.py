@@ -21,6 +21,7 @@ import cupyx
 import numpy as np
 
 from . import cuda_kernels as K
+from . import cuda_support
 from .base import Array, Axis, OutOfMemoryError, Shape
 from .composite import Composite
 from .families import Families
@@ -157,6 +158,10 @@ class CupyGenerator:
     @property
     def rs(self) -> Any:
         """The generator, seeded for one draw."""
+        if cuda_support.CAPTURE[0] is not None:
+            from .cuda_graph import refuse_draw
+
+            refuse_draw()
         self._rs.seed(self._next)
         self._next = _splitmix64(self._next)
         return self._rs
@@ -245,6 +250,7 @@ class CupyBackend(Composite, Families):
 
     @staticmethod
     def to_host(x: Array) -> np.ndarray:
+        cuda_support.refuse_during_capture(_HOST_COPY)
         return cp.asnumpy(x)
 
     @staticmethod
@@ -413,6 +419,8 @@ class CupyBackend(Composite, Families):
 
     @staticmethod
     def nonzero(x: Array) -> tuple[Array, ...]:
+        cuda_support.refuse_during_capture("nonzero (its result's shape depends on the data, "
+                                           "which CuPy reads back to the host)")
         return cp.nonzero(x)
 
     @staticmethod
@@ -539,6 +547,10 @@ class CupyBackend(Composite, Families):
                                                 ignore_index)
 
 
+_HOST_COPY = ("a copy of CUDA memory to the host (.item(), .tolist(), .cpu(), .numpy(), printing, "
+              "bool() or a value check that needs the data, a data-dependent shape)")
+
+
 def _nan_sign(out: Array) -> Array:
     """CuPy's ``sign`` result with NaN made 0, as PyTorch's ``sign`` (the kernel does so too)."""
     return cp.where(out != out, 0, out) if out.dtype.kind == "f" else out
@@ -591,10 +603,11 @@ class _Block:
     array using the block is gone, takes the block off its device's counters (the pool then gets
     the block back, as before)."""
 
-    __slots__ = ("_ptr", "_size", "_counters")
+    __slots__ = ("_ptr", "_size", "_counters", "_pool")
 
-    def __init__(self, ptr: Any, size: int, counters: DeviceMemory) -> None:
+    def __init__(self, ptr: Any, size: int, counters: DeviceMemory, pool: Any) -> None:
         self._ptr, self._size, self._counters = ptr, size, counters
+        self._pool = pool  # NOTE: a CUDA graph's private pool lives while its blocks do
 
     def __del__(self) -> None:
         c = self._counters
@@ -617,13 +630,14 @@ def _install_allocator() -> None:
     that sees every allocation. ``pool.used_bytes()`` itself walks all live blocks, which is why
     the counters are kept here instead of read from the pool.
     """
-    pool = cp.get_default_memory_pool()
+    serving = SERVING
     oom = cp.cuda.memory.OutOfMemoryError
     unowned = cp.cuda.memory.UnownedMemory
     pointer = cp.cuda.memory.MemoryPointer
     counters = MEMORY.get
 
     def malloc(nbytes: int) -> Any:
+        pool = serving[0]
         try:
             ptr = pool.malloc(nbytes)
         except oom:
@@ -650,15 +664,28 @@ def _install_allocator() -> None:
                 c.reserved_peak = c.current
         if c.count > c.count_peak:
             c.count_peak = c.count
-        return pointer(unowned(ptr.ptr, size, _Block(ptr, size, c), dev), 0)
+        return pointer(unowned(ptr.ptr, size, _Block(ptr, size, c, pool), dev), 0)
 
     cp.cuda.set_allocator(malloc)
 
 
+# The pool allocations come from: CuPy's default one, a CUDA graph's private one while it captures.
+SERVING: list[Any] = [cp.get_default_memory_pool()]
+
+
+def serve_from(pool: Any) -> Any:
+    """Serve allocations from ``pool`` from now on; the pool served until now."""
+    previous, SERVING[0] = SERVING[0], pool
+    return previous
+
+
 def memory_reserved(index: int) -> int:
-    """Bytes CuPy's default pool holds on device ``index`` (in use and cached)."""
+    """Bytes CuPy's default pool and the CUDA graph pools hold on device ``index``."""
+    from .cuda_graph import HANDLES
+
     with cp.cuda.Device(index):
         reserved = int(cp.get_default_memory_pool().total_bytes())
+        reserved += sum(h.reserved() for h in list(HANDLES))
     c = device_memory(index)
     c.reserved_peak = max(c.reserved_peak, reserved)
     return reserved

@@ -33,7 +33,8 @@ HEADER = "fake CUDA: NumPy stand-in for CuPy; kernels off"
 EMULATED_HEADER = ("fake CUDA: NumPy stand-in for CuPy; our kernels ON, emulated on the CPU by "
                    "tests/kernel_emulator (g++); not a GPU")
 
-_NAMES = ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupy.cuda.memory", "cupy.random", "cupy.lib",
+_NAMES = ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupy.cuda.memory", "cupy.cuda.graph",
+          "cupy.random", "cupy.lib",
           "cupy.lib.stride_tricks", "cupyx", "cupyx.scipy", "cupyx.scipy.special")
 
 
@@ -82,7 +83,8 @@ def install(emulate_kernels: bool = False) -> None:
     from . import _cupy, _cupyx, _random
 
     mods = {"cupy": _cupy, "cupy.cuda": _cupy.cuda, "cupy.cuda.runtime": _cupy.cuda.runtime,
-            "cupy.cuda.memory": _cupy.cuda.memory, "cupy.random": _random.random,
+            "cupy.cuda.memory": _cupy.cuda.memory, "cupy.cuda.graph": _cupy.cuda.graph,
+            "cupy.random": _random.random,
             "cupy.lib": _cupy.lib, "cupy.lib.stride_tricks": _cupy.stride_tricks,
             "cupyx": _cupyx.cupyx, "cupyx.scipy": _cupyx.scipy,
             "cupyx.scipy.special": _cupyx.special}

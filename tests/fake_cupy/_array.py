@@ -23,6 +23,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _graph
+
 IMPLICIT_MSG = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
                 "construct a NumPy array explicitly.")
 
@@ -192,14 +194,59 @@ def kernel_arg(x: Any, srcs: list[Any]) -> Any:
     raise unsupported(x)
 
 
+def _fresh_in(srcs: tuple[Any, ...]) -> Callable[[Any], bool]:
+    """A test for the arrays an operation on ``srcs`` made (owning memory, not a source)."""
+    return lambda x: isinstance(x, ndarray) and x._owner is None and \
+        not any(x is s for s in srcs)
+
+
+def run(name: str, compute: Callable[[], Any], srcs: list[Any]) -> Any:
+    """The funnel of the fake's device work: ``compute()`` (NumPy over the NumPy buffers of the
+    fake arrays ``srcs``, quietly) with wrapped results; recorded as one step while the current
+    stream captures (see ``_graph``)."""
+    rec = _graph.CURRENT[0]._capture
+    if rec is None:
+        with np.errstate(all="ignore"):
+            return wrap(compute(), tuple(srcs))
+    if name in DATA_SHAPED:
+        _graph.unsupported(rec, f"{name} (a result shaped by the data)")
+    operands = [s._a for s in srcs if isinstance(s, ndarray)]
+    rec.touch(operands)
+    with np.errstate(all="ignore"):
+        r = compute()
+    out = wrap(r, tuple(srcs))
+    _graph.record(rec, name, compute, operands, out, _fresh_in(tuple(srcs)),
+                  lambda x: x._a)
+    return out
+
+
+# Operations whose result's shape depends on the data: CuPy reads a count back to the host
+# (a synchronization), which a capturing stream refuses.
+DATA_SHAPED = frozenset({"nonzero", "flatnonzero", "argwhere", "unique", "compress", "extract",
+                         "boolean mask indexing"})
+
+
+def host_read(what: str) -> None:
+    """CUDA's capture error when the current stream captures: ``what`` reads device memory on
+    the host (a synchronization)."""
+    if _graph.CURRENT[0]._capture is not None:
+        _graph.unsupported(_graph.CURRENT[0]._capture, what)
+
+
+# NumPy functions that only allocate (no device work to record).
+_ALLOCATE_ONLY = frozenset({"empty", "empty_like"})
+
+
 def call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``fn`` (a NumPy function) on unwrapped arguments, quietly, with wrapped results."""
     srcs: list[Any] = []
     a = unwrap(args, srcs)
     kw = {k: unwrap(v, srcs) for k, v in kwargs.items()}
-    with np.errstate(all="ignore"):
-        r = fn(*a, **kw)
-    return wrap(r, tuple(srcs))
+    name = getattr(fn, "__name__", "function")
+    if name in _ALLOCATE_ONLY:
+        with np.errstate(all="ignore"):
+            return wrap(fn(*a, **kw), tuple(srcs))
+    return run(name, lambda: fn(*a, **kw), srcs)
 
 
 class Ufunc:
@@ -222,9 +269,7 @@ class Ufunc:
         kw = {k: unwrap(v, srcs) for k, v in kwargs.items()}
         if isinstance(kw.get("out"), np.ndarray):
             kw["out"] = (kw["out"],)
-        with np.errstate(all="ignore"):
-            r = method(*ops, *rest, **kw)
-        return wrap(r, tuple(srcs))
+        return run(self.__name__, lambda: method(*ops, *rest, **kw), srcs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._run(self._uf, args, kwargs, self.nin)
@@ -326,12 +371,11 @@ _SCATTER_ADD_DTYPES = {np.dtype(t) for t in ("int32", "float16", "float32", "flo
 def scatter(a: ndarray, key: Any, value: Any, op: str) -> None:
     """``a[key] = value`` (op ``update``) or ``a[key] += value`` accumulating repeated indices
     (op ``add``, ``cupyx.scatter_add``), with CuPy's rules for the value's type."""
-    srcs: list[Any] = []
-    k = index_key(key, srcs)
-    basic = _is_basic(k)
-    if not basic:
-        k = wrap_out_of_range(a._a.shape, k)
+    srcs: list[Any] = [a]
+    k0 = index_key(key, srcs)
+    basic = _is_basic(k0)
     if isinstance(value, ndarray):
+        srcs.append(value)
         v: Any = value._a
     elif basic and op == "update":
         # NOTE: CuPy fills basic-index targets with ``ndarray.fill``: a scalar or a 0-d array.
@@ -347,16 +391,22 @@ def scatter(a: ndarray, key: Any, value: Any, op: str) -> None:
         v = kernel_arg(value, srcs)
     else:
         v = np.asarray(value, dtype=a.dtype)  # CuPy copies host values for advanced indices
-    with np.errstate(all="ignore"):
+    if op == "add" and not basic:
+        ints, bools = _int_arrays(k0)
+        if not (ints == 0 and bools == 1) and a.dtype not in _SCATTER_ADD_DTYPES:
+            raise TypeError("scatter_add only supports int32, float16, float32, float64, "
+                            "uint32, uint64, as data type")
+    arr = a._a
+
+    def compute() -> None:
+        # NOTE: the key is worked out from the index buffers each time: a replay reads them anew
+        k = k0 if basic else wrap_out_of_range(arr.shape, k0)
         if op == "update":
-            a._a[k] = v
-            return
-        if not basic:
-            ints, bools = _int_arrays(k)
-            if not (ints == 0 and bools == 1) and a.dtype not in _SCATTER_ADD_DTYPES:
-                raise TypeError("scatter_add only supports int32, float16, float32, float64, "
-                                "uint32, uint64, as data type")
-        np.add.at(a._a, k, v)
+            arr[k] = v
+        else:
+            np.add.at(arr, k, v)
+
+    run("scatter" if op == "update" else "scatter_add", compute, srcs)
 
 
 # ---- the array ----------------------------------------------------------------------------
@@ -398,9 +448,8 @@ def _method(name: str) -> Any:
         srcs: list[Any] = [self]
         a = unwrap(args, srcs)
         kw = {k: unwrap(v, srcs) for k, v in kwargs.items()}
-        with np.errstate(all="ignore"):
-            r = getattr(self._a, name)(*a, **kw)
-        return wrap(r, tuple(srcs))
+        arr = self._a
+        return run(name, lambda: getattr(arr, name)(*a, **kw), srcs)
 
     m.__name__ = name
     return m
@@ -515,6 +564,7 @@ class ndarray:  # noqa: N801  (CuPy's name)
     def get(self, stream: Any = None, order: str = "C", out: Any = None,
             blocking: bool = True) -> np.ndarray:
         """A host copy (never a view of the device buffer)."""
+        host_read("ndarray.get (a device-to-host copy)")
         if out is not None:
             np.copyto(out, self._a)
             return out  # type: ignore[no-any-return]
@@ -523,6 +573,7 @@ class ndarray:  # noqa: N801  (CuPy's name)
     def set(self, arr: np.ndarray, stream: Any = None) -> None:
         if not isinstance(arr, np.ndarray):
             raise TypeError(f"Only numpy.ndarray can be set to cupy.ndarray (got {type(arr)})")
+        host_read("ndarray.set (a host-to-device copy of pageable memory)")
         if arr.shape != self.shape:
             raise ValueError("Shape mismatch")
         if arr.dtype != self.dtype:
@@ -548,12 +599,15 @@ class ndarray:  # noqa: N801  (CuPy's name)
 
     # ---- Python protocols ---------------------------------------------------------------
     def __repr__(self) -> str:
+        host_read("repr (a device-to-host copy)")
         return repr(self._a)
 
     def __str__(self) -> str:
+        host_read("str (a device-to-host copy)")
         return str(self._a)
 
     def __format__(self, spec: str) -> str:
+        host_read("format (a device-to-host copy)")
         return format(self._a, spec) if self._a.ndim else format(self._a.item(), spec)
 
     def __len__(self) -> int:
@@ -567,18 +621,23 @@ class ndarray:  # noqa: N801  (CuPy's name)
         return (self[i] for i in range(len(self._a)))
 
     def __bool__(self) -> bool:
+        host_read("bool (a device-to-host copy)")
         return bool(self._a)
 
     def __float__(self) -> float:
+        host_read("float (a device-to-host copy)")
         return float(self._a)
 
     def __int__(self) -> int:
+        host_read("int (a device-to-host copy)")
         return int(self._a)
 
     def __complex__(self) -> complex:
+        host_read("complex (a device-to-host copy)")
         return complex(self._a)
 
     def __index__(self) -> int:
+        host_read("index (a device-to-host copy)")
         return self._a.__index__()
 
     def __copy__(self) -> ndarray:
@@ -594,16 +653,21 @@ class ndarray:  # noqa: N801  (CuPy's name)
 
     def __getitem__(self, key: Any) -> Any:
         srcs: list[Any] = [self]
-        k = index_key(key, srcs)
-        if not _is_basic(k):
-            k = wrap_out_of_range(self._a.shape, k)
-        r = self._a[k]
-        if isinstance(r, np.generic):
-            # NOTE: CuPy's x[i] is a 0-d view of x (NumPy's is a scalar copy).
-            parts = k if isinstance(k, tuple) else (k,)
-            basic = _is_basic(k) and not any(p is Ellipsis for p in parts)
-            r = self._a[parts + (Ellipsis,)] if basic else np.asarray(r)
-        return wrap(r, tuple(srcs))
+        k0 = index_key(key, srcs)
+        arr = self._a
+        if _is_basic(k0):  # a view: no device work
+            r = arr[k0]
+            if isinstance(r, np.generic):
+                # NOTE: CuPy's x[i] is a 0-d view of x (NumPy's is a scalar copy).
+                parts = k0 if isinstance(k0, tuple) else (k0,)
+                if not any(p is Ellipsis for p in parts):
+                    r = arr[parts + (Ellipsis,)]
+            return wrap(r, tuple(srcs))
+
+        def compute() -> Any:
+            return np.asarray(arr[wrap_out_of_range(arr.shape, k0)])
+
+        return run("boolean mask indexing" if _int_arrays(k0)[1] else "take", compute, srcs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         scatter(self, key, value, "update")
@@ -644,9 +708,11 @@ class ndarray:  # noqa: N801  (CuPy's name)
         return ufunc("divmod")(self, other)
 
     def item(self, *args: Any) -> Any:
+        host_read("ndarray.item (a device-to-host copy)")
         return self._a.item(*args)
 
     def tolist(self) -> Any:
+        host_read("ndarray.tolist (a device-to-host copy)")
         return self._a.tolist()
 
 

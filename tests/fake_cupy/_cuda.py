@@ -1,5 +1,6 @@
-"""The fake ``cupy.cuda`` (with ``runtime`` and ``memory``): one device, a memory pool that counts
-bytes, an allocator hook, devices as context managers, streams and events that do nothing."""
+"""The fake ``cupy.cuda`` (with ``runtime``, ``memory`` and ``graph``): one device, memory pools
+that count bytes, an allocator hook, devices as context managers, streams with capture into
+graphs (``_graph``), events holding host times."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 import types
 from typing import Any, Callable
 
+from . import _graph
 from ._array import ALLOCATOR, Memory, MemoryPointer
 
 DEVICE_NAME = b"Fake CUDA device (NumPy)"
@@ -57,7 +59,9 @@ def memGetInfo() -> tuple[int, int]:  # noqa: N802
 
 
 def deviceSynchronize() -> None:  # noqa: N802
-    return None
+    rec = _graph.any_capture()
+    if rec is not None:
+        _graph.unsupported(rec, "cudaDeviceSynchronize")
 
 
 def runtimeGetVersion() -> int:  # noqa: N802
@@ -73,6 +77,9 @@ for _f in (getDeviceCount, getDevice, setDevice, getDeviceProperties, memGetInfo
            deviceSynchronize, runtimeGetVersion, driverGetVersion):
     setattr(runtime, _f.__name__, _f)
 runtime.CUDARuntimeError = CUDARuntimeError  # type: ignore[attr-defined]
+runtime.streamCaptureModeGlobal = 0  # type: ignore[attr-defined]
+runtime.streamCaptureModeThreadLocal = 1  # type: ignore[attr-defined]
+runtime.streamCaptureModeRelaxed = 2  # type: ignore[attr-defined]
 runtime.is_hip = False  # type: ignore[attr-defined]
 
 
@@ -91,6 +98,7 @@ class Device:
 
     def synchronize(self) -> None:
         _check(self.id)
+        deviceSynchronize()
 
     @property
     def compute_capability(self) -> str:
@@ -245,38 +253,13 @@ for _name, _obj in (("OutOfMemoryError", OutOfMemoryError), ("MemoryPool", Memor
     setattr(memory, _name, _obj)
 
 
-# ---- streams and events (everything is synchronous here) ---------------------------------
+# ---- streams (capture: see ``_graph``) and events -------------------------------------------
 
-class Stream:
-    """A stream that is always idle (the fake computes synchronously)."""
-
-    null: Stream
-
-    def __init__(self, null: bool = False, non_blocking: bool = False, ptr: int = 0) -> None:
-        self.ptr = ptr
-
-    def synchronize(self) -> None:
-        return None
-
-    def use(self) -> Stream:
-        return self
-
-    def __enter__(self) -> Stream:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    @property
-    def done(self) -> bool:
-        return True
-
-
-Stream.null = Stream(null=True)
-
-
-def get_current_stream(device_id: int = -1) -> Stream:
-    return Stream.null
+Stream = _graph.Stream
+get_current_stream = _graph.get_current_stream
+Graph = _graph.Graph
+graph = types.ModuleType("cupy.cuda.graph", "Fake cupy.cuda.graph: Graph (see tests/fake_cupy/_graph).")
+graph.Graph = Graph  # type: ignore[attr-defined]
 
 
 class Event:
@@ -319,5 +302,6 @@ for _name, _obj in (("runtime", runtime), ("memory", memory), ("Device", Device)
                     ("alloc", alloc), ("MemoryPointer", MemoryPointer),
                     ("MemoryPool", MemoryPool),
                     ("Stream", Stream), ("get_current_stream", get_current_stream),
+                    ("Graph", Graph), ("graph", graph),
                     ("Event", Event), ("get_elapsed_time", get_elapsed_time)):
     setattr(cuda, _name, _obj)

@@ -50,10 +50,12 @@ def array(obj: Any, dtype: Any = None, copy: bool | None = True, order: str = "K
             out = obj.astype(dtype, copy=False) if dtype is not None else obj
             return out if out.ndim >= ndmin else A.wrap(np.array(out._a, ndmin=ndmin,
                                                                  copy=False), (out,))
-        return A.new(np.array(obj._a, dtype=dtype, copy=True, order=order,  # type: ignore[arg-type]
-                              ndmin=ndmin))
+        src = obj._a
+        return A.run("copy", lambda: np.array(src, dtype=dtype, copy=True,  # type: ignore[arg-type]
+                                              order=order, ndmin=ndmin), [obj])
     if hasattr(obj, "__cuda_array_interface__"):
         raise NotImplementedError("the fake cupy cannot read a foreign __cuda_array_interface__")
+    A.host_read("cupy.array of host data (a host-to-device copy of pageable memory)")
     host = np.array(_host(obj), dtype=dtype, order=order, ndmin=ndmin)  # type: ignore[arg-type]
     return A.new(np.array(host, copy=True))
 
@@ -71,13 +73,15 @@ def ascontiguousarray(a: Any, dtype: Any = None) -> ndarray:
     if not isinstance(a, ndarray):
         raise TypeError(f"Argument 'a' has incorrect type (expected cupy.ndarray, got "
                         f"{type(a).__name__})")
-    return A.wrap(np.ascontiguousarray(a._a, dtype=dtype), (a,))
+    src = a._a
+    return A.run("ascontiguousarray", lambda: np.ascontiguousarray(src, dtype=dtype), [a])
 
 
 def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, *,
             blocking: bool = True) -> np.ndarray:
     """A host copy of a device array; host data passes through ``numpy.asarray``."""
     if isinstance(a, ndarray):
+        A.host_read("cupy.asnumpy (a device-to-host copy)")
         return a.get(order=order, out=out)
     return np.asarray(a, order=order)  # type: ignore[call-overload, no-any-return]
 
@@ -145,12 +149,12 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = None) ->
         if src.size != 1:
             raise ValueError("non-scalar numpy.ndarray cannot be used for copyto")
         src = src.reshape(()).item()
-    srcs: list[Any] = []
+    srcs: list[Any] = [dst]
     s = A.kernel_arg(src, srcs)
     w = None if where is None else A.kernel_arg(where, srcs)
-    with np.errstate(all="ignore"):
-        np.copyto(dst._a, s, casting=casting,  # type: ignore[arg-type]
-                  where=True if w is None else w)
+    d = dst._a
+    A.run("copyto", lambda: np.copyto(d, s, casting=casting,  # type: ignore[arg-type]
+                                      where=True if w is None else w), srcs)
 
 
 # ---- kernels: they cannot run here ------------------------------------------------------
