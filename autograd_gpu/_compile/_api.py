@@ -24,7 +24,7 @@ from ..autograd.node import user_stacklevel
 from ..backends.numpy_backend import _QUIET_FP, _RESTORE_FP
 from ..nn.module import Module
 from ..tensor import Tensor
-from . import _aot, _state
+from . import _aot, _graphed, _state
 from ._program import GuardFailed, Program
 from ._sym import ACTIVE
 from ._trace import CALL, FullGraphError, Trace
@@ -48,12 +48,14 @@ _MODES = (None, "default", "lite", "reduce-overhead", "max-autotune",
 
 @dataclass
 class _Entry:
-    """One signature's state: "check" (recorded, not yet checked), "replay" or "eager"."""
+    """One signature's state: "check" (recorded, not yet checked), "replay" or "eager"; on CUDA
+    "warm" (run once eagerly, captured as a CUDA graph on the next call: ``graphed``)."""
     state: str
     program: Program | None = None
     cause: str | None = None
     calls: int = 0
     aot: _aot.Aot | None = None  # NOTE: a result whose backward runs outside the call
+    graphed: _graphed.Graphed | None = None  # NOTE: a CUDA step, captured as a CUDA graph
 
 
 @dataclass
@@ -101,9 +103,11 @@ def reset_all() -> None:
 class CompiledFunction:
     """``fn`` compiled (module docstring); call it as ``fn``."""
 
-    def __init__(self, fn: Callable[..., Any], fullgraph: bool, owner: Any = None) -> None:
+    def __init__(self, fn: Callable[..., Any], fullgraph: bool, owner: Any = None,
+                 cudagraphs: bool = True) -> None:
         self._fn = fn
         self._fullgraph = fullgraph
+        self._cudagraphs = cudagraphs
         self._owner = owner  # NOTE: a compiled module's forward: the module, for discovery
         self._entries: dict[Any, _Entry] = {}
         self._warned: set[str] = set()
@@ -121,6 +125,9 @@ class CompiledFunction:
         found = self._discover(args, kwargs)
         tensors = _state.tensors_of(found)
         key = _state.signature(found, tensors, args, kwargs)
+        cuda = _graphed.on_cuda(tensors, args, kwargs)
+        if cuda:
+            key = (key, _graphed.hypers(found))
         entry = self._entries.get(key)
         if entry is None:
             if len(self._entries) >= LIMITS.signatures:
@@ -130,15 +137,40 @@ class CompiledFunction:
                                "more signatures (shapes, dtypes, training flags, which grads "
                                "exist) than that run eagerly")
                 return self._eager(args, kwargs)
+            if cuda:
+                # NOTE: a CUDA step warms up eagerly, then is captured as a CUDA graph
+                self._entries[key] = _Entry("warm" if self._cudagraphs else "eager",
+                                            cause="mode='max-autotune-no-cudagraphs'")
+                return self._eager(args, kwargs)
             return self._record(key, found, args, kwargs)
         entry.calls += 1
         if entry.state == "eager":
             return self._eager(args, kwargs)
+        if entry.state == "warm":
+            return self._capture_graph(entry, found, tensors, args, kwargs)
+        if entry.graphed is not None:
+            if entry.graphed.moved():
+                del self._entries[key]  # NOTE: an array the graph reads was replaced
+                return self.__call__(*args, **kwargs)
+            return entry.graphed.replay(args, kwargs)
         if entry.state == "check":
             return self._check(entry, found, tensors, args, kwargs)
         if entry.aot is not None and entry.aot.fwd is None:
             return self._backward_pending(key, entry, found, args, kwargs)
         return self._replay(entry, args, kwargs)
+
+    def _capture_graph(self, entry: _Entry, found: Any, tensors: list[Tensor],
+                       args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The second call of a CUDA signature: captured as a CUDA graph and checked
+        (``_graphed``)."""
+        graphed = _graphed.Graphed(lambda *a, **k: self._eager(a, k))
+        result, cause = graphed.capture(found, tensors, args, kwargs,
+                                        lambda: self._eager(args, kwargs))
+        if cause is not None:
+            self._give_up(entry, cause)
+        else:
+            entry.state, entry.graphed = "replay", graphed
+        return result
 
     def _eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The function run eagerly; compiled functions it calls run inline meanwhile."""
@@ -209,6 +241,7 @@ class CompiledFunction:
     def _give_up(self, entry: _Entry, cause: str) -> None:
         """``entry`` runs eagerly from now on, with one warning (``fullgraph``: an error)."""
         entry.state, entry.cause, entry.program, entry.aot = "eager", cause, None, None
+        entry.graphed = None
         if self._fullgraph:
             raise FullGraphError(f"compile(fullgraph=True): {cause}")
         self._warn(f"{self._name()} runs eagerly: {cause}")
@@ -328,10 +361,11 @@ class OptimizedModule(Module):
     """A module whose calls are compiled (``compile(module)``); the module itself is
     ``_orig_mod``, and its state_dict keys start with ``_orig_mod.``, as PyTorch's."""
 
-    def __init__(self, mod: Module, fullgraph: bool) -> None:
+    def __init__(self, mod: Module, fullgraph: bool, cudagraphs: bool = True) -> None:
         super().__init__()
         self._orig_mod = mod
-        self._compiled_call = CompiledFunction(mod.__call__, fullgraph, owner=mod)
+        self._compiled_call = CompiledFunction(mod.__call__, fullgraph, owner=mod,
+                                               cudagraphs=cudagraphs)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self._compiled_call(*args, **kwargs)
@@ -388,6 +422,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
+    cudagraphs = mode != "max-autotune-no-cudagraphs"
     if isinstance(model, Module):
-        return OptimizedModule(model, fullgraph)
-    return CompiledFunction(model, fullgraph)
+        return OptimizedModule(model, fullgraph, cudagraphs)
+    return CompiledFunction(model, fullgraph, cudagraphs=cudagraphs)

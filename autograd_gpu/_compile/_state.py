@@ -26,7 +26,7 @@ from ..nn.module import Module
 from ..optim.lr_scheduler import LRScheduler
 from ..optim.optimizer import Optimizer
 from ..random import Generator
-from ..tensor import Tensor
+from ..tensor import _ARRAY_TYPES, Tensor
 
 _LIMIT = 10_000  # NOTE: containers longer than this are not searched (data, not state)
 
@@ -342,7 +342,22 @@ def _module_values(found: Found) -> list[tuple[Module, dict[str, Any]]]:
 # ---- snapshots (the check replay is undone before the eager run it is checked against) ---------
 
 def _copy(a: Any) -> Any:
-    return a.copy() if isinstance(a, np.ndarray) else a
+    """A copy of an array (a NumPy or a device array), anything else as it is."""
+    return a.copy() if isinstance(a, np.ndarray) or type(a) in _ARRAY_TYPES else a
+
+
+def _put(dst: Any, src: Any) -> None:
+    """``src``'s values into array ``dst`` (the same array type, shape and dtype)."""
+    if isinstance(dst, np.ndarray):
+        np.copyto(dst, src)
+    else:
+        dst[...] = src
+
+
+def _host(t: Tensor) -> Any:
+    """A copy of ``t``'s array on the host (for the bitwise comparison)."""
+    a = t._data
+    return a.copy() if isinstance(a, np.ndarray) else t._device.backend.to_host(a)
 
 
 class Snapshot:
@@ -368,21 +383,21 @@ class Snapshot:
         for t, data, copy, grad, gdata, flag in self.tensors:
             t._requires_grad = flag
             t._data = data
-            if isinstance(data, np.ndarray):
-                np.copyto(data, copy)
+            if copy is not data:
+                _put(data, copy)
             t._grad = grad
             if grad is not None and gdata is not None:
                 grad._data = gdata[0]
-                if isinstance(gdata[0], np.ndarray):
-                    np.copyto(gdata[0], gdata[1])
+                if gdata[1] is not gdata[0]:
+                    _put(gdata[0], gdata[1])
         for opt, state, groups in self.optims:
             opt.state.clear()
             for p, entries in state.items():
                 restored: dict[str, Any] = {}
                 for k, (v, copy) in entries.items():
                     if isinstance(v, Tensor):
-                        if isinstance(v._data, np.ndarray) and v._data.shape == copy.shape:
-                            np.copyto(v._data, copy)
+                        if type(v._data) is type(copy) and v._data.shape == copy.shape:
+                            _put(v._data, copy)
                         else:
                             v._data = copy
                     restored[k] = v if isinstance(v, Tensor) else copy
@@ -413,19 +428,18 @@ def state_arrays(found: Found, tensors: list[Tensor], result: Any) -> list[tuple
     run: tensors and gradients, optimizer state, the result's tensors."""
     items: list[tuple[str, Any]] = []
     for i, t in enumerate(tensors):
-        items.append((f"tensor {i} {tuple(t.shape)}", t._data))
-        items.append((f"tensor {i}'s grad", None if t._grad is None else t._grad._data))
+        items.append((f"tensor {i} {tuple(t.shape)}", t))
+        items.append((f"tensor {i}'s grad", t._grad))
     for j, opt in enumerate(found.optimizers):
         for i, s in enumerate(opt.state.values()):
             for k, v in s.items():
-                items.append((f"optimizer {j} state {i} {k}",
-                              v._data if isinstance(v, Tensor) else v))
+                items.append((f"optimizer {j} state {i} {k}", v))
     for i, (m, values) in enumerate(_module_values(found)):
         for k, v in values.items():
             items.append((f"module {i}'s {type(m).__name__}.{k}", v))
     for i, (_, r) in enumerate(leaves(result)):
-        items.append((f"result {i}", r._data if isinstance(r, Tensor) else r))
-    return [(name, _copy(v)) for name, v in items]
+        items.append((f"result {i}", r))
+    return [(name, _host(v) if isinstance(v, Tensor) else _copy(v)) for name, v in items]
 
 
 def first_difference(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> str | None:

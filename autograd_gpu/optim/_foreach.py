@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.node import user_frame
+from ..backends import cuda_support
 from ..ops.elementwise import preserve_format_copy
 from ..tensor import Tensor
 
@@ -73,7 +74,10 @@ def route(path: int, p: Tensor, g: Tensor, states: tuple[Tensor, ...], step: Any
     xp = arrays(p, g, *states, half=half)
     if xp is None:
         return SLOW, None
-    if path is FUSED and xp is not np:
+    if path is FUSED and xp is not np and cuda_support.CAPTURE[0] is None:
+        # NOTE: not while a CUDA graph is captured: the kernel's pointer table is copied from
+        # the host, which a capture refuses; the ufunc sequences give the same numbers, and a
+        # graph launches them all at once anyway
         from ..backends import cuda_optim  # NOTE: late: CUDA only
 
         if cuda_optim.usable(p._data, g._data, *(s._data for s in states)):

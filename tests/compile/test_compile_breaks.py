@@ -1,6 +1,6 @@
 """What a recording cannot replay: each cause gives one UserWarning naming it while the numbers
-stay eager's (bit for bit), and raises under ``fullgraph=True``; data-dependent shapes, closures,
-CUDA tensors; exceptions raised in a step."""
+stay eager's (bit for bit), and raises under ``fullgraph=True``; data-dependent shapes, closures;
+exceptions raised in a step."""
 
 from __future__ import annotations
 
@@ -123,26 +123,6 @@ def test_optimizer_step_with_a_closure_breaks(name: str) -> None:
     with pytest.raises(FullGraphError, match=name + r"\.step\(\) with arguments"):
         ag.compile(make().step, fullgraph=True)(ag.tensor(BATCHES[0][0]),
                                                ag.tensor(BATCHES[0][1]))
-
-
-@pytest.mark.skipif(not ag.cuda.is_available(), reason="no CUDA device (or stand-in)")
-def test_cuda_tensors_break_cleanly() -> None:
-    def make() -> Setup:
-        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).cuda()
-        opt = ag.optim.Adam(model.parameters(), lr=1e-2)
-
-        def cuda_step(x: Any, y: Any) -> Any:
-            opt.zero_grad()
-            loss = nn.functional.cross_entropy(model(x.cuda()), y.cuda())
-            loss.backward()
-            opt.step()
-            return loss
-
-        return Setup(cuda_step, [model], [opt])
-
-    warned, _ = compare(make, BATCHES)
-    assert len(warned) == 1 and re.search(r"a cuda(:0)? tensor \(the replay runs on the CPU",
-                                          warned[0]), warned
 
 
 # ---- data from outside the step ------------------------------------------------------------------

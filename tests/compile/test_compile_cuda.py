@@ -1,0 +1,162 @@
+"""``compile`` on CUDA tensors: the step captured as one CUDA graph after one eager warm-up call,
+checked once against eager, then replayed with one launch. Runs wherever a CUDA device is
+present: a GPU, or the NumPy stand-in (``AUTOGRAD_GPU_FAKE_CUDA=1``), whose capture records and
+replays its work as a graph does. On the stand-in every number is eager's bit for bit; on a GPU
+too (the same kernels run in the graph as eagerly)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autograd_gpu as ag
+from autograd_gpu import nn
+from autograd_gpu._compile import FullGraphError
+
+from ._steps import Setup, assert_same, run
+
+pytestmark = pytest.mark.skipif(not ag.cuda.is_available(),
+                                reason="no CUDA device (a GPU, or AUTOGRAD_GPU_FAKE_CUDA=1)")
+
+
+def _batches(n: int = 5) -> list[tuple[Any, Any]]:
+    rng = np.random.default_rng(0)
+    return [(ag.tensor(rng.standard_normal((6, 8)).astype(np.float32)).cuda(),
+             ag.tensor(rng.standard_normal((6, 4)).astype(np.float32)).cuda())
+            for _ in range(n)]
+
+
+def _mlp() -> Any:
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).cuda()
+
+
+def _regression(opt_name: str, **opt_kw: Any) -> Any:
+    def make() -> Setup:
+        model = _mlp()
+        opt = getattr(ag.optim, opt_name)(model.parameters(), lr=0.05, **opt_kw)
+
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return Setup(step, [model], [opt])
+
+    return make
+
+
+def _compare(make: Any, batches: list[tuple[Any, Any]], **kw: Any) -> tuple[list[str], Any]:
+    eager, _, _ = run(make, batches, False)
+    compiled, warned, step = run(make, batches, True, **kw)
+    assert_same(eager, compiled)
+    return warned, step
+
+
+@pytest.mark.parametrize("opt", [("SGD", {}), ("SGD", {"momentum": 0.9, "nesterov": True}),
+                                 ("SGD", {"weight_decay": 0.01})], ids=["sgd", "nesterov", "wd"])
+def test_a_cuda_step_replays_as_one_graph(opt: Any) -> None:
+    warned, step = _compare(_regression(opt[0], **opt[1]), _batches())
+    assert not warned, warned
+    ex = step.explain()
+    assert ex.replaying == 1 and ex.eager == 0, str(ex)
+    (entry,) = [e for e in step._entries.values() if e.graphed is not None]
+    assert entry.calls >= 3
+
+
+def test_host_work_that_changes_each_step_is_caught_by_the_check() -> None:
+    """Adam's bias corrections come from a step count on the CPU: a graph would freeze them.
+    The check replay sees the difference; the step runs eagerly, with one warning."""
+    warned, step = _compare(_regression("Adam"), _batches())
+    assert len(warned) == 1 and "differs from the eager step's" in warned[0], warned
+    assert step.explain().eager == 1
+
+
+def test_a_scheduler_outside_makes_a_new_graph_per_learning_rate() -> None:
+    """The learning rate is a constant of the graph: part of the CUDA signature."""
+    def make() -> Setup:
+        s = _regression("SGD", momentum=0.9)()
+        sched = ag.optim.lr_scheduler.StepLR(s.optimizers[0], step_size=3, gamma=0.5)
+        s.schedulers.append(sched)
+        s.after = lambda _: sched.step()
+        return s
+
+    warned, step = _compare(make, _batches(8))
+    assert not warned, warned
+    # NOTE: the first call's (no gradients yet) and one per learning rate (0.05, 0.025, 0.0125)
+    assert step.explain().signatures == 4
+
+
+def test_a_random_draw_in_the_step_runs_eagerly_with_a_warning() -> None:
+    def make() -> Setup:
+        model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5), nn.Linear(16, 4)).cuda()
+        opt = ag.optim.SGD(model.parameters(), lr=0.05)
+
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return Setup(step, [model], [opt])
+
+    warned, _ = _compare(make, _batches())
+    assert len(warned) == 1 and "the CUDA graph capture failed" in warned[0], warned
+    with pytest.raises(FullGraphError, match="the CUDA graph capture failed"):
+        s = make()
+        f = ag.compile(s.step, fullgraph=True)
+        for x, y in _batches(3):
+            f(x, y)
+
+
+def test_a_replaced_parameter_array_records_again() -> None:
+    model = _mlp()
+    opt = ag.optim.SGD(model.parameters(), lr=0.05)
+    twin = _mlp()
+    twin.load_state_dict(model.state_dict())
+    topt = ag.optim.SGD(twin.parameters(), lr=0.05)
+
+    def step(m: Any, o: Any, x: Any, y: Any) -> Any:
+        o.zero_grad()
+        loss = nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        o.step()
+        return loss
+
+    f = ag.compile(lambda x, y: step(model, opt, x, y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i, (x, y) in enumerate(_batches(8)):
+            if i == 4:
+                for p, q in zip(model.parameters(), twin.parameters()):
+                    p.data = p.data * 0.5
+                    q.data = q.data * 0.5
+            a, b = f(x, y), step(twin, topt, x, y)
+            assert a.detach().cpu().numpy().tobytes() == b.detach().cpu().numpy().tobytes()
+    for p, q in zip(model.parameters(), twin.parameters()):
+        assert p.detach().cpu().numpy().tobytes() == q.detach().cpu().numpy().tobytes()
+
+
+def test_results_are_copies_and_gradients_stay_on_their_parameters() -> None:
+    """Each call's result outlives the next launch; .grad holds the last step's gradient."""
+    s = _regression("SGD")()
+    f = ag.compile(s.step)
+    losses = [f(x, y) for x, y in _batches()]
+    assert len({float(v.detach().cpu().numpy()) for v in losses}) == len(losses)
+    model = s.modules[0]
+    assert all(p.grad is not None and p.grad.device.type == "cuda" for p in model.parameters())
+
+
+def test_mode_without_cudagraphs_runs_eagerly_quietly() -> None:
+    s = _regression("SGD")()
+    f = ag.compile(s.step, mode="max-autotune-no-cudagraphs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for x, y in _batches(4):
+            f(x, y)
+    assert all(e.graphed is None for e in f._entries.values())
