@@ -72,11 +72,17 @@ class Graphed:
         g = CUDAGraph()
         cause: str | None = None
         try:
-            with graph(g):
+            with _noting_backward() as ran, graph(g):
                 out = self.fn(*sargs, **skw)
         except Exception as e:  # noqa: BLE001 - any failure of the capture makes it eager
             snap.restore()
             return eager(), f"the CUDA graph capture failed ({type(e).__name__}: {e})"
+        if not ran and any(isinstance(t, Tensor) and t._requires_grad and t._grad_fn is not None
+                           for _, t in _state.leaves(out)):
+            snap.restore()
+            return eager(), ("the result needs grad and its backward runs outside the compiled "
+                             "function (on CUDA, compile the whole step, or graph the module "
+                             "with cuda.make_graphed_callables)")
         self.after = [(t, t._grad) for t in tensors]
         snap.restore()
         self.arrays = [(t, t._data) for t in tensors]
@@ -121,6 +127,37 @@ class Graphed:
         for t, g in self.after:
             t._grad = g
         return _copies(self.out) if copy else self.out
+
+
+class _noting_backward:  # noqa: N801  (a context manager, named as one)
+    """While active, notes whether a backward ran (the value of ``with ... as ran`` is truthy
+    after one did)."""
+
+    def __enter__(self) -> _Ran:
+        from ..autograd import api
+
+        self.ran = _Ran()
+        self.orig = orig = api.run_backward
+        ran = self.ran
+
+        def noting(*args: Any, **kwargs: Any) -> Any:
+            ran.value = True
+            return orig(*args, **kwargs)
+
+        api.run_backward = noting
+        return self.ran
+
+    def __exit__(self, *exc: object) -> None:
+        from ..autograd import api
+
+        api.run_backward = self.orig
+
+
+class _Ran:
+    value = False
+
+    def __bool__(self) -> bool:
+        return self.value
 
 
 def _static(t: Tensor) -> Tensor:

@@ -160,3 +160,21 @@ def test_mode_without_cudagraphs_runs_eagerly_quietly() -> None:
         for x, y in _batches(4):
             f(x, y)
     assert all(e.graphed is None for e in f._entries.values())
+
+
+def test_a_compiled_module_whose_backward_runs_outside_runs_eagerly_on_cuda() -> None:
+    """The CUDA replay keeps no autograd graph: the module runs eagerly, with one warning, and
+    its gradients are eager's."""
+    model = _mlp()
+    twin = _mlp()
+    twin.load_state_dict(model.state_dict())
+    call = ag.compile(model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for x, y in _batches(4):
+            nn.functional.mse_loss(call(x), y).backward()
+            nn.functional.mse_loss(twin(x), y).backward()
+    texts = [str(w.message) for w in caught if str(w.message).startswith("compile(")]
+    assert len(texts) == 1 and "its backward runs outside" in texts[0], texts
+    for p, q in zip(model.parameters(), twin.parameters()):
+        assert p.grad.cpu().numpy().tobytes() == q.grad.cpu().numpy().tobytes()
