@@ -99,7 +99,7 @@ class CUDAGraph:
         cap = self._capture
         if cap is None:
             raise RuntimeError("capture_end() called before capture_begin().")
-        if be.current_stream() != cap.stream:
+        if not be.same_stream(be.current_stream(), cap.stream):
             raise RuntimeError("Capture must end on the same stream it began on.")
         self._capture = None
         try:
@@ -182,10 +182,10 @@ class graph:  # noqa: N801  (PyTorch's name)
             if cuda_support._cupy() is None:
                 raise RuntimeError("torch.cuda.Stream requires CUDA support")
             graph.default_capture_stream = cuda_support.graphs().new_stream()
-        self.pool = () if pool is None else (pool,)
+        self.pool = pool
         self.capture_stream = stream if stream is not None else graph.default_capture_stream
         self.cuda_graph = cuda_graph
-        self.capture_error_mode = capture_error_mode
+        self.capture_error_mode = capture_error_mode  # NOTE: enable_annotations is ignored
         self.check_input_liveness = check_input_liveness
 
     def __enter__(self) -> None:
@@ -197,7 +197,7 @@ class graph:  # noqa: N801  (PyTorch's name)
         self._stream_ctx = self.capture_stream
         self._stream_ctx.__enter__()
         try:
-            self.cuda_graph.capture_begin(*self.pool, capture_error_mode=self.capture_error_mode,
+            self.cuda_graph.capture_begin(self.pool, capture_error_mode=self.capture_error_mode,
                                           check_input_liveness=self.check_input_liveness)
         except BaseException:
             self._stream_ctx.__exit__(None, None, None)

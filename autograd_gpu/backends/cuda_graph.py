@@ -82,10 +82,14 @@ def is_default_stream(stream: Any) -> bool:
     return int(stream.ptr) in (0, 1)
 
 
+def same_stream(a: Any, b: Any) -> bool:
+    return int(a.ptr) == int(b.ptr)
+
+
 def current_stream_capturing() -> bool:
     """True when the current stream is the one a capture is under way on."""
     cap = cuda_support.CAPTURE[0]
-    return cap is not None and current_stream() == cap.stream
+    return cap is not None and same_stream(current_stream(), cap.stream)
 
 
 def synchronize() -> None:
