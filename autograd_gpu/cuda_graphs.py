@@ -73,12 +73,12 @@ class CUDAGraph:
         NOTE: ``check_input_liveness`` is accepted and ignored (PyTorch's debugging aid).
         """
         be = self._backend
+        if capture_error_mode not in be.MODES:  # NOTE: PyTorch's binding checks this first
+            raise RuntimeError("Unknown capture error mode. Expected `global`, `thread_local`, or "
+                               f"`relaxed`, got {capture_error_mode}")
         if self._graph is not None:
             raise RuntimeError("This CUDAGraph instance already owns a captured graph. To "
                                "capture a new graph, create a new instance.")
-        if capture_error_mode not in be.MODES:
-            raise RuntimeError("Unknown capture error mode. Expected `global`, `thread_local`, or "
-                               f"`relaxed`, got {capture_error_mode}")
         if cuda_support.CAPTURE[0] is not None:
             raise RuntimeError(f"{cuda_support.CAPTURE_ERROR}: capture_begin() while another "
                                "capture is under way (one capture at a time per process)")

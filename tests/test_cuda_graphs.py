@@ -70,6 +70,8 @@ def test_replay_sees_static_inputs_changed_in_place() -> None:
         y = (x @ w + b).relu() * 2.0
         s = y.sum(dim=0)
     _no_capture_left()
+    if fake_cupy.kernels_emulated():  # NOTE: our RawKernels were captured, not only CuPy's work
+        assert any("<float>" in n for n in cuda_support.graphs().node_names(g._graph))
     for k in range(3):
         x.copy_(ag.randn(5, 4, device="cuda"))
         w.mul_(0.5 + k)
