@@ -101,8 +101,11 @@ def _mlp(dtype: ag.dtype = ag.float32) -> ag.nn.Module:
         device="cuda", dtype=dtype)
 
 
-def _step(model: ag.nn.Module, opt: ag.optim.Optimizer, x: ag.Tensor, y: ag.Tensor) -> ag.Tensor:
-    opt.zero_grad(set_to_none=False)  # NOTE: backward then accumulates into the existing .grad
+def _step(model: ag.nn.Module, opt: ag.optim.Optimizer, x: ag.Tensor, y: ag.Tensor,
+          set_to_none: bool = False) -> ag.Tensor:
+    # NOTE: set_to_none=False: backward accumulates into the existing .grad; True: backward makes
+    # .grad anew (inside a capture: from the graph's pool, PyTorch's whole-network example)
+    opt.zero_grad(set_to_none=set_to_none)
     loss = ag.nn.functional.mse_loss(model(x), y)
     loss.backward()
     opt.step()
@@ -110,8 +113,8 @@ def _step(model: ag.nn.Module, opt: ag.optim.Optimizer, x: ag.Tensor, y: ag.Tens
 
 
 @needs_cuda
-@pytest.mark.parametrize("foreach", [True, False])
-def test_captured_training_step_equals_eager_steps(foreach: bool) -> None:
+@pytest.mark.parametrize("foreach,set_to_none", [(True, False), (False, False), (True, True)])
+def test_captured_training_step_equals_eager_steps(foreach: bool, set_to_none: bool) -> None:
     graphed, eager = _mlp(), _mlp()
     opts = [ag.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, foreach=foreach)
             for m in (graphed, eager)]
@@ -122,12 +125,12 @@ def test_captured_training_step_equals_eager_steps(foreach: bool) -> None:
             _step(model, opt, x, y)
     g = cuda.CUDAGraph()
     with cuda.graph(g):
-        static_loss = _step(graphed, opts[0], static_x, static_y)
+        static_loss = _step(graphed, opts[0], static_x, static_y, set_to_none)
     for x, y in data[2:]:
         static_x.copy_(x)
         static_y.copy_(y)
         g.replay()
-        loss = _step(eager, opts[1], x, y)
+        loss = _step(eager, opts[1], x, y, set_to_none)
         _same(static_loss, loss, atomics=True)
     for p, q in zip(graphed.parameters(), eager.parameters()):
         _same(p, q, atomics=True)
