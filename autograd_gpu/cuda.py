@@ -12,6 +12,7 @@ from typing import Any
 from . import memory as _memory
 from .backends import cuda_support
 from .backends.base import OutOfMemoryError
+from . import cuda_graphs as graphs  # noqa: F401  (torch.cuda.graphs)
 from .cuda_graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,
                           make_graphed_callables)
 

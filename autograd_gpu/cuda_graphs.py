@@ -29,6 +29,7 @@ __all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturi
            "make_graphed_callables"]
 
 _DEBUG = [False]
+_CAPTURE_UNSUPPORTED = 900  # cudaErrorStreamCaptureUnsupported
 
 
 def _graphs(dummy: str) -> Any:
@@ -72,12 +73,12 @@ class CUDAGraph:
         NOTE: ``check_input_liveness`` is accepted and ignored (PyTorch's debugging aid).
         """
         be = self._backend
+        if capture_error_mode not in be.MODES:  # NOTE: PyTorch's binding checks this first
+            raise RuntimeError("Unknown capture error mode. Expected `global`, `thread_local`, or "
+                               f"`relaxed`, got {capture_error_mode}")
         if self._graph is not None:
             raise RuntimeError("This CUDAGraph instance already owns a captured graph. To "
                                "capture a new graph, create a new instance.")
-        if capture_error_mode not in be.MODES:
-            raise RuntimeError("Unknown capture error mode. Expected `global`, `thread_local`, or "
-                               f"`relaxed`, got {capture_error_mode}")
         if cuda_support.CAPTURE[0] is not None:
             raise RuntimeError(f"{cuda_support.CAPTURE_ERROR}: capture_begin() while another "
                                "capture is under way (one capture at a time per process)")
@@ -98,7 +99,7 @@ class CUDAGraph:
         cap = self._capture
         if cap is None:
             raise RuntimeError("capture_end() called before capture_begin().")
-        if be.current_stream() != cap.stream:
+        if not be.same_stream(be.current_stream(), cap.stream):
             raise RuntimeError("Capture must end on the same stream it began on.")
         self._capture = None
         try:
@@ -181,10 +182,10 @@ class graph:  # noqa: N801  (PyTorch's name)
             if cuda_support._cupy() is None:
                 raise RuntimeError("torch.cuda.Stream requires CUDA support")
             graph.default_capture_stream = cuda_support.graphs().new_stream()
-        self.pool = () if pool is None else (pool,)
+        self.pool = pool
         self.capture_stream = stream if stream is not None else graph.default_capture_stream
         self.cuda_graph = cuda_graph
-        self.capture_error_mode = capture_error_mode
+        self.capture_error_mode = capture_error_mode  # NOTE: enable_annotations is ignored
         self.check_input_liveness = check_input_liveness
 
     def __enter__(self) -> None:
@@ -196,7 +197,7 @@ class graph:  # noqa: N801  (PyTorch's name)
         self._stream_ctx = self.capture_stream
         self._stream_ctx.__enter__()
         try:
-            self.cuda_graph.capture_begin(*self.pool, capture_error_mode=self.capture_error_mode,
+            self.cuda_graph.capture_begin(self.pool, capture_error_mode=self.capture_error_mode,
                                           check_input_liveness=self.check_input_liveness)
         except BaseException:
             self._stream_ctx.__exit__(None, None, None)
@@ -210,6 +211,11 @@ class graph:  # noqa: N801  (PyTorch's name)
                 self.cuda_graph._abort()  # NOTE: the user's exception propagates, not CUDA's
         finally:
             self._stream_ctx.__exit__(None, None, None)
+        if getattr(exc, "status", None) == _CAPTURE_UNSUPPORTED:
+            # NOTE: a host sync inside CuPy that our own checks did not foresee: PyTorch's message
+            raise RuntimeError(f"{cuda_support.CAPTURE_ERROR}: an operation in the captured "
+                               f"region synchronised with the host ({exc}); move it out of the "
+                               "captured region") from exc
 
 
 def _capture(fn: Callable[[], Any], *, warmup: int = 1, pool: Any = None) -> tuple[CUDAGraph, Any]:

@@ -141,12 +141,13 @@ def make_graphed_callables(callables: Any, sample_args: Any, num_warmup_iters: i
                             for a in surfaces[i])
         grad_outs[i] = static_grad_outputs
 
-    made = []
+    made: list[Any] = []
     for i, func in enumerate(callables):
         graphed = _graphed(fwd_graphs[i], bwd_graphs[i], params[i], user_lens[i], specs[i],
                            surfaces[i], static_outputs[i], grad_outs[i], grad_ins[i])
         if isinstance(func, Module):
-            func.forward = _module_forward(func, func.training, graphed, func.forward)
+            func.forward = _module_forward(  # type: ignore[method-assign]
+                func, func.training, graphed, func.forward)
             made.append(func)
         else:
             made.append(graphed)

@@ -82,10 +82,14 @@ def is_default_stream(stream: Any) -> bool:
     return int(stream.ptr) in (0, 1)
 
 
+def same_stream(a: Any, b: Any) -> bool:
+    return int(a.ptr) == int(b.ptr)
+
+
 def current_stream_capturing() -> bool:
     """True when the current stream is the one a capture is under way on."""
     cap = cuda_support.CAPTURE[0]
-    return cap is not None and current_stream() == cap.stream
+    return cap is not None and same_stream(current_stream(), cap.stream)
 
 
 def synchronize() -> None:
@@ -151,14 +155,17 @@ def refuse_draw() -> None:
     """
     import sys
 
+    # NOTE: the outermost public function of ours below the user's code (or below a module's
+    # __call__): dropout(), not the rand() it calls
     name, frame = "a random draw", sys._getframe(1)
     while frame is not None:
         module, fn = frame.f_globals.get("__name__", ""), frame.f_code.co_name
-        if module.startswith("autograd_gpu.") and fn.isidentifier() and not fn.startswith("_") \
-                and not module.startswith(("autograd_gpu.backends", "autograd_gpu.ops",
-                                           "autograd_gpu.autograd")):
-            name = f"{fn}()"
+        if not module.startswith("autograd_gpu.") or module == "autograd_gpu.nn.module":
             break
+        if fn.isidentifier() and not fn.startswith("_") and fn != "forward" and \
+                not module.startswith(("autograd_gpu.backends", "autograd_gpu.ops",
+                                       "autograd_gpu.autograd")):
+            name = f"{fn}()"
         frame = frame.f_back  # type: ignore[assignment]
     cuda_support.refuse_during_capture(
         f"{name} (a random draw from a CUDA generator)",

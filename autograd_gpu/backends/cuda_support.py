@@ -85,6 +85,16 @@ def refuse_during_capture(what: str, hint: str = _MOVE_IT) -> None:
                            f"{hint}")
 
 
+def refuse_masks_during_capture(key: Any, advanced: bool = True) -> None:
+    """Refuse a boolean mask in an (advanced) index during a capture: the result's shape
+    depends on the mask's values, which CuPy reads back to the host."""
+    if advanced and CAPTURE[0] is not None and any(
+            getattr(getattr(getattr(k, "_data", k), "dtype", None), "kind", "") == "b"
+            for k in (key if isinstance(key, (tuple, list)) else (key,))):
+        refuse_during_capture("indexing with a boolean mask (the result's shape depends on the "
+                              "mask's values, read back to the host)")
+
+
 def graphs() -> Any:
     """The CUDA graph backend (``backends/cuda_graph.py``), once CUDA is known to be usable."""
     check_cuda_available()

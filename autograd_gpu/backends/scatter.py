@@ -17,10 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import cuda_support
+
 Array = Any
 
 _UFUNCS = {"sum": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
 # NOTE: the dtypes of CuPy's atomicAdd (cupy.add.at / cupyx.scatter_add); others are refused.
+_MASKED = ("a result shaped by a mask's values (masked_select, masked_scatter, ...: the count is "
+           "read back to the host)")
 _ATOMIC_ADD = {"int32", "uint32", "uint64", "float16", "float32", "float64"}
 
 
@@ -175,6 +179,8 @@ class ScatterBackend:
 
     def flat_positions(self: Any, mask: Array) -> Array:
         """The C-order positions where the bool array ``mask`` (any shape, 0-d too) is true."""
+        if self.name == "cupy":  # NOTE: CUDA graphs (cuda_graph.py): the count is a host read
+            cuda_support.refuse_during_capture(_MASKED)
         return self.xp.flatnonzero(mask)
 
     def wrap_negative(self: Any, index: Array, n: int) -> Array:

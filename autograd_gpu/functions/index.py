@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import dtypes
 from ..autograd.grad_mode import STATE
+from ..backends import cuda_support
 from ..backends.composite import key_width
 from ..ops import elementwise as E
 from ..ops import movement as M
@@ -228,6 +229,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
         if out is not None:
             return out
     npkey, advanced, view = _key(t, key)
+    cuda_support.refuse_masks_during_capture(npkey, advanced)  # NOTE: CUDA graphs: no masks
     if advanced and builtins.any(isinstance(k, Tensor) for k in npkey):
         return _index_tensors(view, npkey, "IndexBackward0")
     if advanced:

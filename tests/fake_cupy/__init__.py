@@ -1,7 +1,8 @@
 """A NumPy stand-in for CuPy, to run autograd_gpu's CUDA code path on a machine without a GPU.
 
 ``install()`` puts fake ``cupy``, ``cupy.cuda`` (``runtime``, ``memory``), ``cupy.random``,
-``cupy.lib.stride_tricks``, ``cupyx`` and ``cupyx.scipy.special`` in ``sys.modules``. They
+``cupy.lib.stride_tricks``, ``cupy.cuda.graph``, ``cupyx`` and ``cupyx.scipy.special`` in
+``sys.modules``. They
 implement the part of CuPy's API that autograd_gpu uses, on NumPy, with CuPy's strictness: a
 device array type of their own that refuses NumPy arrays as operands and implicit conversion to
 NumPy (see ``_array``), one device named "Fake CUDA device (NumPy)", a memory pool that counts
@@ -13,9 +14,21 @@ Results on the fake say that the CUDA plumbing (devices, transfers, dtypes, view
 interface) is right; they say nothing about speed or CuPy's own numerics, nor, without the
 emulator, about kernels (with it, see ``tests/kernel_emulator`` for what a pass means).
 
+Streams compute synchronously, but capture as CUDA graphs do (``_graph``): work on a capturing
+stream is recorded and replayed by ``Graph.launch`` on the same buffers, memory is left as it
+was before the capture, and what CUDA refuses during a capture (host reads and writes,
+data-dependent shapes, synchronizations) raises ``cudaErrorStreamCaptureUnsupported``.
+
 Known gaps against real CuPy: type promotion is NumPy 2's (NEP 50) whatever CuPy version is
 mimicked; NumPy functions CuPy lacks mostly work here; ``from_dlpack`` of host objects is refused;
-streams and events are synchronous no-ops; there is one device.
+events hold host times and never wait; streams never run concurrently, so a missing
+``wait_event``/``synchronize`` between streams goes unnoticed; there is one device. Capture:
+``cupy.random`` draws are not recorded (a replay leaves their output as the capture made it,
+which matches cuRAND in a graph only in that the numbers repeat); work on a stream other than
+the capturing one runs eagerly (CUDA would raise for the legacy stream in global mode); the
+capture mode is kept but not enforced; a buffer freed during a capture is never lent again
+inside it (a GPU's pool may reuse it, a difference of addresses, not of results); host-to-device
+copies are refused as pageable-memory copies, also from pinned memory, which CUDA could capture.
 
 Usage (``tests/conftest.py`` does this when ``AUTOGRAD_GPU_FAKE_CUDA=1``, and with
 ``emulate_kernels=True`` when ``AUTOGRAD_GPU_FAKE_CUDA=emulate``)::

@@ -194,43 +194,18 @@ def kernel_arg(x: Any, srcs: list[Any]) -> Any:
     raise unsupported(x)
 
 
-def _fresh_in(srcs: tuple[Any, ...]) -> Callable[[Any], bool]:
-    """A test for the arrays an operation on ``srcs`` made (owning memory, not a source)."""
-    return lambda x: isinstance(x, ndarray) and x._owner is None and \
-        not any(x is s for s in srcs)
-
-
 def run(name: str, compute: Callable[[], Any], srcs: list[Any]) -> Any:
     """The funnel of the fake's device work: ``compute()`` (NumPy over the NumPy buffers of the
     fake arrays ``srcs``, quietly) with wrapped results; recorded as one step while the current
-    stream captures (see ``_graph``)."""
+    stream captures (``_graph.record``)."""
     rec = _graph.CURRENT[0]._capture
     if rec is None:
         with np.errstate(all="ignore"):
             return wrap(compute(), tuple(srcs))
-    if name in DATA_SHAPED:
-        _graph.unsupported(rec, f"{name} (a result shaped by the data)")
-    operands = [s._a for s in srcs if isinstance(s, ndarray)]
-    rec.touch(operands)
-    with np.errstate(all="ignore"):
-        r = compute()
-    out = wrap(r, tuple(srcs))
-    _graph.record(rec, name, compute, operands, out, _fresh_in(tuple(srcs)),
-                  lambda x: x._a)
-    return out
+    return _graph.record(rec, name, compute, srcs, wrap)
 
 
-# Operations whose result's shape depends on the data: CuPy reads a count back to the host
-# (a synchronization), which a capturing stream refuses.
-DATA_SHAPED = frozenset({"nonzero", "flatnonzero", "argwhere", "unique", "compress", "extract",
-                         "boolean mask indexing"})
-
-
-def host_read(what: str) -> None:
-    """CUDA's capture error when the current stream captures: ``what`` reads device memory on
-    the host (a synchronization)."""
-    if _graph.CURRENT[0]._capture is not None:
-        _graph.unsupported(_graph.CURRENT[0]._capture, what)
+host_read = _graph.host_read
 
 
 # NumPy functions that only allocate (no device work to record).

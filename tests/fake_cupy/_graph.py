@@ -217,14 +217,38 @@ def _paths(out: Any, fresh: Callable[[Any], bool], path: tuple[int, ...] = ()
     return [(path, out)] if fresh(out) else []
 
 
-def record(rec: Recording, name: str, compute: Callable[[], Any], operands: list[np.ndarray],
-           out: Any, fresh: Callable[[Any], bool], buffer: Callable[[Any], np.ndarray]) -> None:
-    """Note one executed operation on capture ``rec`` (the caller saved ``operands``, the NumPy
-    buffers it read or wrote, with ``rec.touch`` before running it): ``compute()`` redoes it on
-    the same buffers, ``out`` is its wrapped result, ``fresh(x)`` tells the arrays it made and
-    ``buffer(x)`` their NumPy buffer."""
-    targets = [(p, buffer(x)) for p, x in _paths(out, fresh)]
-    rec.add(name, compute, targets, operands)
+# Operations whose result's shape depends on the data: CuPy reads a count back to the host
+# (a synchronization), which a capturing stream refuses.
+DATA_SHAPED = frozenset({"nonzero", "flatnonzero", "argwhere", "unique", "compress", "extract",
+                         "boolean mask indexing"})
+
+
+def host_read(what: str) -> None:
+    """CUDA's capture error when the current stream captures: ``what`` reads device memory on
+    the host (a synchronization)."""
+    rec = CURRENT[0]._capture
+    if rec is not None:
+        unsupported(rec, what)
+
+
+def record(rec: Recording, name: str, compute: Callable[[], Any], srcs: list[Any],
+           wrap: Callable[..., Any]) -> Any:
+    """Run one operation on capture ``rec`` and note it: ``compute()`` does it (again on every
+    replay) over the NumPy buffers of the fake arrays ``srcs``, ``wrap`` makes its result fake
+    arrays. The buffers it reads or writes are saved first; the arrays it made (owning memory,
+    not a source) are the buffers a replay copies its results into."""
+    if name in DATA_SHAPED:
+        unsupported(rec, f"{name} (a result shaped by the data)")
+    operands = [s._a for s in srcs if hasattr(s, "_a")]
+    rec.touch(operands)
+    with np.errstate(all="ignore"):
+        out = wrap(compute(), tuple(srcs))
+
+    def fresh(x: Any) -> bool:
+        return hasattr(x, "_a") and x._owner is None and not any(x is s for s in srcs)
+
+    rec.add(name, compute, [(p, x._a) for p, x in _paths(out, fresh)], operands)
+    return out
 
 
 def replay(steps: list[Step]) -> None:
