@@ -64,6 +64,7 @@ class CUDAGraph:
         self._capture: Any = None  # the capture under way
         self._graph: Any = None  # the captured graph
         self._pool: Any = None
+        self._checks: list[Any] = []
         self._stream = self._backend.current_stream()
 
     def capture_begin(self, pool: Any = None, capture_error_mode: str = "global",
@@ -108,6 +109,7 @@ class CUDAGraph:
             self._pool = None
             raise
         self._graph = captured
+        self._checks = cap.checks
         if be.node_names(captured) == []:
             warnings.warn("The CUDA Graph is empty. This usually means that the graph was "
                           "attempted to be captured on wrong device or stream.", stacklevel=2)
@@ -127,6 +129,10 @@ class CUDAGraph:
         if self._graph is None:
             raise RuntimeError("Called CUDAGraph::replay without a preceding successful capture.")
         self._backend.launch(self._graph)
+        if self._checks:
+            # NOTE: index checks (targets, gathers) made on the device during the replay: read
+            # back now, a sync per replay that only graphs with such checks pay
+            self._backend.verify(self._checks)
 
     def reset(self) -> None:
         """Drop the captured graph (and this graph's hold on its memory pool)."""

@@ -152,7 +152,8 @@ class CompiledFunction:
             if entry.graphed.moved():
                 del self._entries[key]  # NOTE: an array the graph reads was replaced
                 return self.__call__(*args, **kwargs)
-            return entry.graphed.replay(args, kwargs)
+            out = entry.graphed.replay(args, kwargs)
+            return self._eager(args, kwargs) if out is _graphed.EAGER else out
         if entry.state == "check":
             return self._check(entry, found, tensors, args, kwargs)
         if entry.aot is not None and entry.aot.fwd is None:

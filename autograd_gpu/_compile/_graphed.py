@@ -57,6 +57,8 @@ class Graphed:
         self.before: list[tuple[Tensor, Tensor]] = []
         self.after: list[tuple[Tensor, Tensor | None]] = []
         self.arrays: list[tuple[Tensor, Any]] = []
+        # NOTE: index checks on static inputs, made on the arguments before a launch
+        self.hoisted: list[tuple[tuple[Any, ...], int, int]] = []
 
     def capture(self, found: _state.Found, tensors: list[Tensor], args: tuple[Any, ...],
                 kwargs: dict[str, Any], eager: Callable[[], Any]) -> tuple[Any, str | None]:
@@ -84,11 +86,14 @@ class Graphed:
                              "function (on CUDA, compile the whole step, or graph the module "
                              "with cuda.make_graphed_callables)")
         self.after = [(t, t._grad) for t in tensors]
+        self.hoisted = _hoist(g, statics)
         snap.restore()
         self.arrays = [(t, t._data) for t in tensors]
         self.graph, self.statics, self.out = g, statics, out
         try:
             replayed = self.replay(args, kwargs, copy=False)
+            if replayed is EAGER:
+                raise RuntimeError("an index argument is out of range")
             after = _state.state_arrays(found, tensors, replayed)
         except Exception as e:  # noqa: BLE001
             cause = f"the replay failed ({type(e).__name__}: {e})"
@@ -113,6 +118,10 @@ class Graphed:
         """Arguments into the static inputs, one launch, gradients back on their parameters;
         the result as copies of the static outputs (``copy``) or the static outputs."""
         found = dict(_state.leaves((args, kwargs)))
+        for path, lo, hi in self.hoisted:
+            t = found[path]
+            if t._device.backend.out_of_range(t._data, lo, hi) is not None:
+                return EAGER  # NOTE: before anything changed: eager raises its own error
         for path, s in self.statics:
             t = found[path]
             if t is not s:
@@ -127,6 +136,38 @@ class Graphed:
         for t, g in self.after:
             t._grad = g
         return _copies(self.out) if copy else self.out
+
+
+EAGER = object()  # NOTE: what ``replay`` returns when the call must run eagerly instead
+
+
+def _hoist(g: Any, statics: list[tuple[tuple[Any, ...], Tensor]]) -> list[Any]:
+    """The graph's deferred index checks (``cuda_graph.Capture.defer``) that read a whole static
+    input (the targets of a loss, an embedding's indices): taken out of the graph's list and
+    returned as (its path, lo, hi), to be made on the argument before each launch, so that a
+    bad index runs the call eagerly (eager's error, nothing changed) instead of being found
+    after the update."""
+    hoisted, kept = [], []
+    for check in g._checks:
+        index = check[4]
+        path = next((p for p, s in statics if _whole_view(index, s._data)), None)
+        if path is None:
+            kept.append(check)
+        else:
+            hoisted.append((path, check[2], check[3]))
+    g._checks = kept
+    return hoisted
+
+
+def _whole_view(a: Any, base: Any) -> bool:
+    """Whether ``a`` is ``base`` or a view of all of it (a reshape)."""
+    if a.size != base.size:
+        return False
+    while a is not None:
+        if a is base:
+            return True
+        a = getattr(a, "base", None)
+    return False
 
 
 class _noting_backward:  # noqa: N801  (a context manager, named as one)

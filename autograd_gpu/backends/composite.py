@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import cuda_support
 from .base import Array, Axis
 
 SQRT1_2 = math.sqrt(0.5)
@@ -188,6 +189,14 @@ class Composite:
         None: what PyTorch's index checks report. Costs one reduction and one device-to-host
         copy (CuPy would wrap a bad entry around silently, NumPy would wrap a negative one)."""
         if not index.size:
+            return None
+        if self.name == "cupy" and cuda_support.CAPTURE[0] is not None:
+            # NOTE: a CUDA graph capture cannot read back: the check is captured as device work
+            # and read after each replay (``cuda_graph.Capture.defer``), as PyTorch's CUDA
+            # kernels assert on the device
+            flat = index.reshape(-1)
+            bad = (flat < lo) | (flat >= hi)
+            cuda_support.CAPTURE[0].defer(bad.any(), flat[bad.argmax()], lo, hi, index)
             return None
         if lo == 0 and index.dtype.kind == "i":
             # NOTE: a negative entry read unsigned is above any bound: one reduction for both

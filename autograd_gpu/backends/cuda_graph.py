@@ -102,6 +102,13 @@ class Capture:
     def __init__(self, stream: Any, handle: PoolHandle, mode: str) -> None:
         self.stream, self.handle, self.mode = stream, handle, mode
         self._previous_pool: Any = None
+        self.checks: list[tuple[Any, Any, int, int, Any]] = []
+
+    def defer(self, bad: Any, value: Any, lo: int, hi: int, index: Any) -> None:
+        """An index check made on the device: ``bad`` (a 0-d bool array the graph computes)
+        says an entry of ``index`` fell outside ``[lo, hi)``, ``value`` (0-d) the first such;
+        read after each replay (``verify``)."""
+        self.checks.append((bad, value, lo, hi, index))
 
     def begin(self) -> None:
         from . import cupy_backend
@@ -177,6 +184,20 @@ def refuse_draw() -> None:
 def launch(graph: Any) -> None:
     """Replay ``graph`` on the current stream."""
     graph.launch(current_stream())
+
+
+def verify(checks: list[tuple[Any, Any, int, int, Any]]) -> None:
+    """The index checks a replay computed (``Capture.defer``): PyTorch's device-side assert
+    error naming the first index out of range. One device-to-host copy for all of them (it
+    waits for the replay)."""
+    cp = _cp()
+    flags = cp.stack([c[0] for c in checks]).get()
+    for (_, value, lo, hi, _), bad in zip(checks, flags.tolist()):
+        if bad:
+            raise RuntimeError(
+                "CUDA error: device-side assert triggered: index "
+                f"{int(value.get())} is out of bounds for the range [{lo}, {hi}) (an index "
+                "check of a CUDA graph, read after its replay)")
 
 
 def node_names(graph: Any) -> list[str] | None:

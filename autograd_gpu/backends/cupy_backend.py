@@ -198,6 +198,10 @@ class CupyBackend(Composite, Families):
     # creation
     @staticmethod
     def asarray(obj: Any, dtype: Any = None) -> Array:
+        if type(obj) in (int, float, bool):
+            # NOTE: a Python number by a fill kernel, not a host-to-device copy (which waits
+            # for the host, and which a CUDA graph capture refuses)
+            return cp.full((), obj, dtype=np.asarray(obj).dtype if dtype is None else dtype)
         return cp.asarray(obj, dtype=dtype)
 
     @staticmethod

@@ -317,7 +317,7 @@ class NllLoss(Node):
             return None
         rows = b.arange(0, n, 1, "int64")
         losses = -x[rows, target]
-        total = b.asarray(n, x.dtype)
+        total = b.full((), n, x.dtype)  # NOTE: a fill, not a host copy (a CUDA graph takes it)
         self.fast = True
         self.save_for_backward(target, None, total)
         if self.reduction == "mean":

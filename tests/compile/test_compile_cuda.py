@@ -178,3 +178,67 @@ def test_a_compiled_module_whose_backward_runs_outside_runs_eagerly_on_cuda() ->
     assert len(texts) == 1 and "its backward runs outside" in texts[0], texts
     for p, q in zip(model.parameters(), twin.parameters()):
         assert p.grad.cpu().numpy().tobytes() == q.grad.cpu().numpy().tobytes()
+
+
+def _classifier() -> Setup:
+    model = _mlp()
+    opt = ag.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+    def step(x: Any, y: Any) -> Any:
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return Setup(step, [model], [opt])
+
+
+def _targets(n: int = 5, bad_at: int | None = None) -> list[tuple[Any, Any]]:
+    rng = np.random.default_rng(1)
+    out = []
+    for i in range(n):
+        y = rng.integers(0, 4, 6)
+        if i == bad_at:
+            y[2] = 7
+        out.append((ag.tensor(rng.standard_normal((6, 8)).astype(np.float32)).cuda(),
+                    ag.tensor(y).cuda()))
+    return out
+
+
+def test_a_classifier_step_replays_with_its_target_check_before_each_launch() -> None:
+    """cross_entropy checks its targets on the host eagerly; in a graph the check is made on
+    the argument before the launch, so a bad target runs that call eagerly: eager's error,
+    nothing changed, and the graph stays for the next call."""
+    warned, step = _compare(_classifier, _targets(6))
+    assert not warned, warned
+    assert step.explain().replaying == 1
+    s = _classifier()
+    f = ag.compile(s.step)
+    batches = _targets(6, bad_at=4)
+    for x, y in batches[:4]:
+        f(x, y)
+    before = [p.detach().cpu().numpy().copy() for p in s.modules[0].parameters()]
+    with pytest.raises(IndexError, match="Target 7 is out of bounds"):
+        f(*batches[4])
+    after = [p.detach().cpu().numpy() for p in s.modules[0].parameters()]
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(before, after))
+    f(*batches[5])
+    assert [e.state for e in f._entries.values()].count("replay") == 1
+
+
+def test_an_index_check_inside_a_graph_is_read_after_the_replay() -> None:
+    """An index computed inside the captured region (not an argument): checked on the device,
+    read after each replay, PyTorch's device-side assert error."""
+    table = ag.randn(5, 3).cuda()
+    idx = ag.tensor([0, 1, 2]).cuda()
+    g = ag.cuda.CUDAGraph()
+    with ag.cuda.graph(g):
+        out = table.index_select(0, idx - 1 + 1)
+    g.replay()
+    assert out.cpu().numpy().tobytes() == table[idx].cpu().numpy().tobytes()
+    # NOTE: -1 is out of [0, 5) for index_select (a wrap-around on a GPU, and in the stand-in)
+    idx.copy_(ag.tensor([0, 1, -1]).cuda())
+    with pytest.raises(RuntimeError, match="CUDA error: device-side assert triggered: index -1 "
+                                           "is out of bounds for the range \\[0, 5\\)"):
+        g.replay()
