@@ -73,7 +73,7 @@ class NAdam(Optimizer):
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             beta1, beta2 = group["betas"]
-            wd, eps, psi = group["weight_decay"], group["eps"], group["momentum_decay"]
+            eps = group["eps"]
             for p, grad in self._grads(group):
                 state = self.state[p]
                 if len(state) == 0:
@@ -87,14 +87,7 @@ class NAdam(Optimizer):
                     continue
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 step = state["step"].add_(1).item()
-                bias_correction2 = 1 - beta2**step
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        grad = grad.add(p, alpha=wd)
-                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
-                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
+                grad, bias_correction2, mu, mu_next = _scalars(p, grad, step, group, lr)
                 # NOTE: mu_product is a float32 tensor: each product rounds to float32.
                 mu_product = state["mu_product"].mul_(mu).item()
                 mu_product_next = mu_product * mu_next
@@ -106,16 +99,12 @@ class NAdam(Optimizer):
         return loss
 
 
-def _nadam_capturable(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any],
-                      lr: Any) -> None:
-    """One parameter's ``capturable=True`` NAdam step (PyTorch's single-tensor capturable
-    formulas: ``step``, ``mu_product`` and the scalars as 0-d tensors on ``p``'s device)."""
+def _scalars(p: Tensor, grad: Tensor, step: Any, group: dict[str, Any], lr: Any
+             ) -> tuple[Tensor, Any, Any, Any]:
+    """NAdam's weight decay (``p`` decayed, or the decayed grad returned) and, at ``step`` (a
+    number, or a 0-d tensor when capturable), ``1 - beta2**step``, ``mu`` and ``mu_next``."""
     beta1, beta2 = group["betas"]
     wd, psi = group["weight_decay"], group["momentum_decay"]
-    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    step, mu_product = state["step"], state["mu_product"]
-    _check_capturable(p, mu_product, step, what="params, mu_products and state_steps")
-    step.add_(1)
     bias_correction2 = 1 - beta2**step
     if wd != 0:
         if group["decoupled_weight_decay"]:
@@ -124,6 +113,19 @@ def _nadam_capturable(p: Tensor, grad: Tensor, state: dict[str, Any], group: dic
             grad = grad.add(p, alpha=wd)
     mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
+    return grad, bias_correction2, mu, mu_next
+
+
+def _nadam_capturable(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any],
+                      lr: Any) -> None:
+    """One parameter's ``capturable=True`` NAdam step (PyTorch's single-tensor capturable
+    formulas: ``step``, ``mu_product`` and the scalars as 0-d tensors on ``p``'s device)."""
+    beta1, beta2 = group["betas"]
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    step, mu_product = state["step"], state["mu_product"]
+    _check_capturable(p, mu_product, step, what="params, mu_products and state_steps")
+    step.add_(1)
+    grad, bias_correction2, mu, mu_next = _scalars(p, grad, step, group, lr)
     mu_product.mul_(mu)
     _ops.lerp_(exp_avg, grad, 1 - beta1)
     _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)

@@ -94,8 +94,8 @@ def _rprop_capturable(p: Tensor, grad: Tensor, prev: Tensor, step_size: Tensor,
     sign = grad.mul(prev).sign()
     # NOTE: where(c, x, scalar) with the condition negated: a scalar in ``input``'s place is
     # copied to the device (refused in a capture), in ``other``'s place it is not
-    sign = where(sign.gt(0).logical_not_(), sign, etaplus)
-    sign = where(sign.lt(0).logical_not_(), sign, etaminus)
+    sign = where(sign.gt(0).logical_not(), sign, etaplus)
+    sign = where(sign.lt(0).logical_not(), sign, etaminus)
     sign = where(sign.ne(0), sign, 1)
     step_size.mul_(sign).clamp_(*group["step_sizes"])
     grad = where(sign.ne(etaminus), grad, 0)
