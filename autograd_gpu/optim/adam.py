@@ -9,7 +9,7 @@ from ..tensor import Tensor
 from . import _foreach, _fused, _ops
 from .optimizer import (Optimizer, ParamsT, _capture_health_check, _check_adam_args,
                         _check_capturable, _check_fused, _check_fused_param, _check_lr,
-                        _no_grad_step, _scalar, _zero_state)
+                        _group_lr, _no_grad_step, _scalar, _zero_state)
 
 
 class Adam(Optimizer):
@@ -74,7 +74,7 @@ class Adam(Optimizer):
         loss = self._closure_loss(closure)
         bumps = _foreach.Bumps()
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             wd, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
             decoupled = group["decoupled_weight_decay"]

@@ -11,7 +11,7 @@ from .optimizer import (
     _check_adam_args,
     _check_capturable,
     _zero_state,
-    Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar,
+    Optimizer, ParamsT, _check_differentiable, _check_lr, _group_lr, _no_grad_step, _scalar,
 )
 
 
@@ -57,7 +57,7 @@ class Adamax(Optimizer):
         _capture_health_check(self)
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = group["betas"]
             wd, eps, capturable = group["weight_decay"], group["eps"], group["capturable"]
             for p, grad in self._grads(group):

@@ -14,7 +14,8 @@ from .optimizer import (
     _check_adam_args,
     _check_capturable,
     _zero_state,
-    Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar, _step_tensor,
+    Optimizer, ParamsT, _check_differentiable, _check_lr, _group_lr, _no_grad_step,
+    _step_tensor,
 )
 
 
@@ -71,7 +72,7 @@ class NAdam(Optimizer):
         _capture_health_check(self)
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = group["betas"]
             eps = group["eps"]
             for p, grad in self._grads(group):
@@ -184,7 +185,7 @@ class RAdam(Optimizer):
         """Perform one RAdam step; ``closure`` re-evaluates the loss and returns it."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = group["betas"]
             wd, eps = group["weight_decay"], group["eps"]
             for p, grad in self._grads(group):

@@ -44,6 +44,16 @@ def _scalar(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _group_lr(group: dict[str, Any]) -> Any:
+    """The group's ``lr`` for its update: a number, except that a ``capturable`` group keeps a
+    tensor ``lr`` a (0-d) tensor, read on its device by the update (PyTorch's ``_to_scalar``):
+    a CUDA graph then replays with the value it holds at each replay, no host read."""
+    lr = group["lr"]
+    if not (group.get("capturable") and isinstance(lr, Tensor)):
+        return _scalar(lr)
+    return lr.reshape(()) if lr.dim() else lr
+
+
 def _no_grad_step(step: Callable[..., Any]) -> Callable[..., Any]:
     """Run ``step`` with grad mode off (the update is not part of any graph)."""
 

@@ -12,7 +12,7 @@ from ..tensor import Tensor
 from . import _ops
 from .optimizer import (
     Optimizer, ParamsT, _capture_health_check, _check_capturable, _check_differentiable, _check_lr,
-    _no_grad_step, _scalar, _step_tensor,
+    _group_lr, _no_grad_step, _scalar, _step_tensor,
 )
 
 
@@ -149,7 +149,7 @@ class ASGD(Optimizer):
         _capture_health_check(self)
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             lambd, alpha, t0, wd = group["lambd"], group["alpha"], group["t0"], \
                 group["weight_decay"]
             for p, grad in self._grads(group):
@@ -157,7 +157,8 @@ class ASGD(Optimizer):
                 if len(state) == 0:
                     # NOTE: unlike the other optimizers', ASGD's scalars live on p's device.
                     state["step"] = _step_tensor(0.0, p.device)
-                    state["eta"] = tensor(lr, dtype=float32, device=p.device)
+                    state["eta"] = lr.detach().to(dtype=float32, device=p.device).clone() \
+                        if isinstance(lr, Tensor) else tensor(lr, dtype=float32, device=p.device)
                     state["mu"] = _step_tensor(1.0, p.device)
                     state["ax"] = zeros_like(p)
                 mu, ax, eta = state["mu"], state["ax"], state["eta"]

@@ -297,3 +297,38 @@ def test_captured_training_step(name: str) -> None:
         for a, b in zip(got, ref):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
     assert opt.state[next(model.parameters())]["step"].item() == len(XS)
+
+
+def _tensor_lr_run(name: str, graph: bool, lrs: list[float]) -> list[np.ndarray]:
+    """One eager step, then one step per value of ``lrs`` written into a CUDA tensor ``lr``:
+    eager, or captured once and replayed."""
+    params = [p.detach().double().requires_grad_() for p in make_params(ag, "cuda")]
+    for i, p in enumerate(params):
+        p.grad = (p.detach() * 0.5 + 0.1 * (i + 1)).sin()
+    lr = ag.tensor([0.01], device="cuda")  # NOTE: 1-element, as PyTorch takes it
+    opt = getattr(ag.optim, name)(params, lr=lr, capturable=True)
+    opt.step()
+    g = ag.cuda.CUDAGraph()
+    if graph:
+        with ag.cuda.graph(g):
+            opt.step()
+    for value in lrs:
+        lr.fill_(value)
+        g.replay() if graph else opt.step()
+    return [p.detach().cpu().numpy() for p in params]
+
+
+@needs_cuda
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax", "NAdam", "RAdam", "ASGD"])
+def test_tensor_lr_is_read_on_the_device_by_each_replay(name: str) -> None:
+    """A capturable group keeps a tensor ``lr`` a tensor: a graph replays with the value it
+    holds then (a scheduler writes it in place), as eager steps do."""
+    lrs = [0.02, 0.005, 0.0]
+    replayed = _tensor_lr_run(name, True, lrs)
+    for a, b in zip(replayed, _tensor_lr_run(name, False, lrs)):
+        if FAKE:
+            np.testing.assert_array_equal(a, b)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+    constant = _tensor_lr_run(name, False, [0.01] * len(lrs))
+    assert any(np.abs(a - b).max() > 1e-4 for a, b in zip(replayed, constant))
