@@ -89,7 +89,8 @@ class Adam(Optimizer):
                 state = self.state[p]
                 if not state and fused:
                     _check_fused_param(p)
-                bufs = _zero_state(state, p, *names, capturable=group["capturable"])
+                bufs = _zero_state(state, p, *names, capturable=group["capturable"],
+                                   fused=fused)
                 how, xp = _foreach.route(path, p, grad, bufs, state["step"], half=fused)
                 if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr, beta1, beta2)

@@ -89,7 +89,7 @@ class NAdam(Optimizer):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 step = state["step"].add_(1).item()
                 grad, bias_correction2, mu, mu_next = _scalars(p, grad, step, group, lr)
-                # NOTE: mu_product is a float32 tensor: each product rounds to float32.
+                # NOTE: mu_product is a float32 (float64) tensor: each product rounds to it.
                 mu_product = state["mu_product"].mul_(mu).item()
                 mu_product_next = mu_product * mu_next
                 _ops.lerp_(exp_avg, grad, 1 - beta1)

@@ -331,19 +331,22 @@ def _check_fused_param(p: Tensor) -> None:
             f"devices: {_FUSED_DEVICES} but {p.dtype} and {p.device.type}")
 
 
-def _step_tensor(value: float = 0.0, device: Any = None) -> Tensor:
-    """A float32 0-d state scalar (``step``, ``mu_product``, ...), on the CPU unless ``device``.
+def _step_tensor(value: float = 0.0, device: Any = None, fused: bool = False) -> Tensor:
+    """A 0-d state scalar (``step``, ``mu_product``, ...), on the CPU unless ``device``, of
+    PyTorch's ``_get_scalar_dtype``: float64 while the default dtype is float64 (not for a
+    ``fused`` group), else float32.
 
     NOTE: PyTorch keeps these on the CPU (unless ``capturable``: then on the parameter's device)
     and reads them with ``item()``, so bias corrections are Python-float arithmetic on
     float32-rounded values; a capturable step computes them with 0-d tensor ops instead.
     """
     from ..creation import full, tensor
-    from ..dtypes import float32
+    from ..dtypes import float32, float64, get_default_dtype
 
+    dtype = float64 if get_default_dtype() is float64 and not fused else float32
     if device is not None and device.type != "cpu":
-        return full((), value, dtype=float32, device=device)  # NOTE: a fill, no host copy
-    return tensor(value, dtype=float32, device=device)
+        return full((), value, dtype=dtype, device=device)  # NOTE: a fill, no host copy
+    return tensor(value, dtype=dtype, device=device)
 
 
 def _check_adam_args(eps: float, betas: tuple[float, float], weight_decay: float) -> None:
@@ -358,15 +361,15 @@ def _check_adam_args(eps: float, betas: tuple[float, float], weight_decay: float
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def _zero_state(state: dict[str, Any], p: Tensor, *names: str,
-                capturable: bool = False) -> tuple[Tensor, ...]:
+def _zero_state(state: dict[str, Any], p: Tensor, *names: str, capturable: bool = False,
+                fused: bool = False) -> tuple[Tensor, ...]:
     """``p``'s state tensors ``names``: on first use ``step`` (0; on ``p``'s device when
-    ``capturable``, else on the CPU) then zeros shaped as ``p``, in that order (PyTorch's
-    state-dict layout); always returned in ``names``' order."""
+    ``capturable``, else on the CPU; see ``_step_tensor`` for ``fused``) then zeros shaped as
+    ``p``, in that order (PyTorch's state-dict layout); always returned in ``names``' order."""
     if not state:
         from ..creation import zeros_like
 
-        state["step"] = _step_tensor(0.0, p.device if capturable else None)
+        state["step"] = _step_tensor(0.0, p.device if capturable else None, fused)
         for name in names:
             state[name] = zeros_like(p)
     return tuple(state[name] for name in names)

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..creation import ones_like, tensor, zeros_like
-from ..dtypes import float32
 from ..functions import maximum, where
 from ..tensor import Tensor
 from . import _ops
@@ -156,9 +155,10 @@ class ASGD(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     # NOTE: unlike the other optimizers', ASGD's scalars live on p's device.
-                    state["step"] = _step_tensor(0.0, p.device)
-                    state["eta"] = lr.detach().to(dtype=float32, device=p.device).clone() \
-                        if isinstance(lr, Tensor) else tensor(lr, dtype=float32, device=p.device)
+                    state["step"] = step_t = _step_tensor(0.0, p.device)
+                    state["eta"] = lr.detach().to(step_t.dtype, device=p.device).clone() \
+                        if isinstance(lr, Tensor) else tensor(lr, dtype=step_t.dtype,
+                                                              device=p.device)
                     state["mu"] = _step_tensor(1.0, p.device)
                     state["ax"] = zeros_like(p)
                 mu, ax, eta = state["mu"], state["ax"], state["eta"]

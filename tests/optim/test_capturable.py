@@ -72,11 +72,35 @@ def _constructor(name: str) -> Any:
                                                  capturable=True)
 
 
-@pytest.mark.parametrize("name", NAMES + ["Adagrad", "SGD"])
+@pytest.mark.parametrize("name", NAMES + ["Adagrad", "SGD", "Adafactor", "LBFGS", "Muon"])
 def test_cpu_errors_as_torch(name: str) -> None:
     """A capturable step on the CPU raises PyTorch's AssertionError (NAdam, ASGD and Adadelta
-    with their own wording); Adagrad and SGD take no ``capturable`` (TypeError)."""
-    check_case(_constructor(name) if name in ("Adagrad", "SGD") else _step_on_cpu(name), "cpu")
+    with their own wording); Adagrad, SGD, Adafactor, LBFGS and Muon take no ``capturable``
+    (TypeError)."""
+    check_case(_step_on_cpu(name) if name in NAMES else _constructor(name), "cpu")
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+@pytest.mark.parametrize(("name", "kw"), [
+    ("Adam", {}), ("Adam", {"fused": True}), ("NAdam", {}), ("ASGD", {}), ("RMSprop", {}),
+    ("Adagrad", {}), ("Adagrad", {"fused": True}), ("Adafactor", {}), ("Rprop", {}),
+], ids=lambda v: str(v) if v else "")
+def test_state_scalars_dtype_as_torch(name: str, kw: dict[str, Any], default: str) -> None:
+    """The state scalars (``step``, ...) are float64 while the default dtype is float64 (float32
+    for a fused group), else float32: PyTorch's ``_get_scalar_dtype``."""
+    got = {}
+    for lib in (torch, ag):
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            p = lib.zeros(2, requires_grad=True)
+            p.grad = lib.ones(2)
+            opt = getattr(lib.optim, name)([p], **kw)
+            opt.step()
+            opt.step()
+        finally:
+            lib.set_default_dtype(lib.float32)
+        got[lib] = [(k, str(v.dtype), v.item()) for k, v in opt.state[p].items() if v.dim() == 0]
+    assert got[ag] == got[torch]
 
 
 def _saved(lib: Any, name: str, dev: str, capturable: bool) -> tuple[Any, Any]:
