@@ -414,5 +414,5 @@ def _capture_health_check(opt: Optimizer) -> None:
             "This instance was constructed with capturable=True or some of all the param_groups "
             "came with capturable=True, but step() is running without CUDA graph capture. If "
             "you never intend to graph-capture this instance, capturable=True can impair "
-            "performance, and you should set capturable=False.", stacklevel=3)
+            "performance, and you should set capturable=False.", stacklevel=4)
         opt._warned_capturable_if_run_uncaptured = True  # type: ignore[attr-defined]
