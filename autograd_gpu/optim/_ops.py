@@ -32,10 +32,11 @@ def lerp_(t: Tensor, end: Tensor, weight: float) -> Tensor:
 
     NOTE: like PyTorch, a weight of 0.5 or more is evaluated from the ``end`` side,
     ``end - (end - t) * (1 - weight)``, which is exact at ``weight == 1``. ``1 - weight`` is
-    taken after rounding ``weight`` to ``t``'s dtype, as PyTorch's kernel does.
+    taken after rounding ``weight`` to ``t``'s dtype, as PyTorch's kernel does (rounded on the
+    CPU: no device round trip, which a CUDA graph capture refuses).
     """
     diff = end.sub(t)
     if abs(weight) < 0.5:
         return t.add_(diff.mul_(weight))
-    w = t.new_tensor(weight).item()
+    w = t.new_tensor(weight, device="cpu").item()
     return t.copy_(end.sub(diff.mul_(1 - w)))

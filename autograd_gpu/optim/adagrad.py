@@ -118,5 +118,5 @@ def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any
 
 
 def _init_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
-    state["step"] = _step_tensor(0.0)
+    state["step"] = _step_tensor(0.0, fused=bool(group["fused"]))
     state["sum"] = full_like(p, group["initial_accumulator_value"])

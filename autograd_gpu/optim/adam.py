@@ -7,8 +7,9 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import _foreach, _fused, _ops
-from .optimizer import (Optimizer, ParamsT, _check_adam_args, _check_fused, _check_fused_param,
-                        _check_lr, _no_grad_step, _scalar, _zero_state)
+from .optimizer import (Optimizer, ParamsT, _capture_health_check, _check_adam_args,
+                        _check_capturable, _check_fused, _check_fused_param, _check_lr,
+                        _group_lr, _no_grad_step, _scalar, _zero_state)
 
 
 class Adam(Optimizer):
@@ -66,12 +67,14 @@ class Adam(Optimizer):
         """Perform one Adam step; ``closure`` re-evaluates the loss and returns it.
 
         The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can;
-        ``_single`` the rest, with the same numbers.
+        ``_single`` the rest, with the same numbers; a ``capturable`` group takes ``_single``'s
+        device-only formulas (see ``_capturable``).
         """
+        _capture_health_check(self)
         loss = self._closure_loss(closure)
         bumps = _foreach.Bumps()
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             wd, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
             decoupled = group["decoupled_weight_decay"]
@@ -86,7 +89,8 @@ class Adam(Optimizer):
                 state = self.state[p]
                 if not state and fused:
                     _check_fused_param(p)
-                bufs = _zero_state(state, p, *names)
+                bufs = _zero_state(state, p, *names, capturable=group["capturable"],
+                                   fused=fused)
                 how, xp = _foreach.route(path, p, grad, bufs, state["step"], half=fused)
                 if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr, beta1, beta2)
@@ -122,6 +126,9 @@ def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any
     wd, eps = group["weight_decay"], group["eps"]
     if group["maximize"]:
         grad = -grad
+    if group["capturable"]:
+        _capturable(p, grad, state, group, lr, beta1, beta2)
+        return
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     step = state["step"].add_(1).item()
     moments(p, grad, exp_avg, exp_avg_sq, wd, group["decoupled_weight_decay"], lr, beta1, beta2)
@@ -136,6 +143,32 @@ def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any
     else:
         denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
     _ops.addcdiv_(p, exp_avg, denom, value=-step_size)
+
+
+def _capturable(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any], lr: Any,
+                beta1: Any, beta2: Any) -> None:
+    """One parameter's ``capturable=True`` Adam step: PyTorch's single-tensor capturable
+    formulas, with ``step`` a tensor on ``p``'s device and the bias corrections 0-d tensor ops
+    there (no host read: a CUDA graph replays them with the step count of each replay)::
+
+        step_size_neg = -(lr / (1 - beta1**step))
+        denom = sqrt(v) / (sqrt(1 - beta2**step) * step_size_neg) + eps / step_size_neg
+        p += m / denom
+    """
+    step = state["step"]
+    _check_capturable(p, step)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    step.add_(1)
+    moments(p, grad, exp_avg, exp_avg_sq, group["weight_decay"], group["decoupled_weight_decay"],
+            lr, beta1, beta2)
+    step_size_neg = (lr / (1 - beta1**step)).neg()
+    bias_correction2_sqrt = (1 - beta2**step).sqrt()
+    if group["amsgrad"]:
+        max_sq = state["max_exp_avg_sq"]
+        exp_avg_sq = max_sq.copy_(max_sq.maximum(exp_avg_sq))
+    denom = (exp_avg_sq.sqrt() / (bias_correction2_sqrt * step_size_neg)) \
+        .add_(group["eps"] / step_size_neg)
+    _ops.addcdiv_(p, exp_avg, denom)
 
 
 def moments(p: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, wd: Any,

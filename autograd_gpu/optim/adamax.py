@@ -7,9 +7,11 @@ from typing import Any
 
 from . import _ops
 from .optimizer import (
+    _capture_health_check,
     _check_adam_args,
+    _check_capturable,
     _zero_state,
-    Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar,
+    Optimizer, ParamsT, _check_differentiable, _check_lr, _group_lr, _no_grad_step, _scalar,
 )
 
 
@@ -21,6 +23,9 @@ class Adamax(Optimizer):
         g = g + weight_decay * p
         m = lerp(m, g, 1 - beta1);  u = max(beta2 * u, |g| + eps)
         p -= lr / (1 - beta1**t) * m / u
+
+    With ``capturable=True`` (PyTorch's capturable formulas, ``step`` a tensor on ``p``'s
+    device, no host read): ``p += m / (u * ((beta1**t - 1) / lr))``.
 
     Args:
         params: tensors or parameter groups.
@@ -49,20 +54,30 @@ class Adamax(Optimizer):
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one Adamax step; ``closure`` re-evaluates the loss and returns it."""
+        _capture_health_check(self)
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = group["betas"]
-            wd, eps = group["weight_decay"], group["eps"]
+            wd, eps, capturable = group["weight_decay"], group["eps"], group["capturable"]
             for p, grad in self._grads(group):
                 state = self.state[p]
-                exp_avg, exp_inf = _zero_state(state, p, "exp_avg", "exp_inf")
-                step = state["step"].add_(1).item()
+                exp_avg, exp_inf = _zero_state(state, p, "exp_avg", "exp_inf",
+                                               capturable=capturable)
+                step_t = state["step"]
+                if capturable:
+                    _check_capturable(p, step_t)
+                step_t.add_(1)
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)
                 _ops.lerp_(exp_avg, grad, 1 - beta1)
                 exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))
-                _ops.addcdiv_(p, exp_avg, exp_inf, value=-lr / (1 - beta1**step))
+                if capturable:
+                    neg_bias_correction = (beta1**step_t - 1).div_(lr)
+                    _ops.addcdiv_(p, exp_avg, exp_inf * neg_bias_correction)
+                else:
+                    step = step_t.item()
+                    _ops.addcdiv_(p, exp_avg, exp_inf, value=-lr / (1 - beta1**step))
         return loss
 
 
@@ -107,14 +122,25 @@ class Adadelta(Optimizer):
 
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Perform one Adadelta step; ``closure`` re-evaluates the loss and returns it."""
+        """Perform one Adadelta step; ``closure`` re-evaluates the loss and returns it.
+
+        ``capturable=True`` keeps ``step`` on ``p``'s device (the update never reads it).
+        """
+        _capture_health_check(self)
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             rho, eps, wd = group["rho"], group["eps"], group["weight_decay"]
-            for p, grad in self._grads(group):
+            pairs = self._grads(group)
+            for p, _ in pairs:
+                _zero_state(self.state[p], p, "square_avg", "acc_delta",
+                            capturable=group["capturable"])
+            if group["capturable"]:  # NOTE: PyTorch checks them all before updating any
+                for p, _ in pairs:
+                    _check_capturable(p, self.state[p]["step"], xla=False)
+            for p, grad in pairs:
                 state = self.state[p]
-                square_avg, acc_delta = _zero_state(state, p, "square_avg", "acc_delta")
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 state["step"].add_(1)
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)

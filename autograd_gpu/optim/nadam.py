@@ -6,12 +6,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..creation import zeros_like
+from ..tensor import Tensor
 from . import _ops
 from .adam import moments
 from .optimizer import (
+    _capture_health_check,
     _check_adam_args,
+    _check_capturable,
     _zero_state,
-    Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step, _scalar, _step_tensor,
+    Optimizer, ParamsT, _check_differentiable, _check_lr, _group_lr, _no_grad_step,
+    _step_tensor,
 )
 
 
@@ -26,6 +30,10 @@ class NAdam(Optimizer):
         denom = sqrt(v / (1 - beta2**t)) + eps
         p -= lr * (1 - mu_t) / (1 - mu_product) * g / denom
         p -= lr * mu_{t+1} / (1 - mu_product * mu_{t+1}) * m / denom
+
+    With ``capturable=True`` ``step`` and ``mu_product`` are tensors on ``p``'s device and the
+    scalars above 0-d tensor ops there (PyTorch's capturable formulas: ``g`` and ``m`` scaled
+    first, then ``p += g' / denom`` and ``p += m' / denom``), so no host read.
 
     Args:
         params: tensors or parameter groups.
@@ -61,29 +69,27 @@ class NAdam(Optimizer):
     @_no_grad_step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one NAdam step; ``closure`` re-evaluates the loss and returns it."""
+        _capture_health_check(self)
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = group["betas"]
-            wd, eps, psi = group["weight_decay"], group["eps"], group["momentum_decay"]
+            eps = group["eps"]
             for p, grad in self._grads(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = _step_tensor(0.0)
-                    state["mu_product"] = _step_tensor(1.0)
+                    at = p.device if group["capturable"] else None
+                    state["step"] = _step_tensor(0.0, at)
+                    state["mu_product"] = _step_tensor(1.0, at)
                     state["exp_avg"] = zeros_like(p)
                     state["exp_avg_sq"] = zeros_like(p)
+                if group["capturable"]:
+                    _nadam_capturable(p, grad, state, group, lr)
+                    continue
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 step = state["step"].add_(1).item()
-                bias_correction2 = 1 - beta2**step
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        grad = grad.add(p, alpha=wd)
-                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
-                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
-                # NOTE: mu_product is a float32 tensor: each product rounds to float32.
+                grad, bias_correction2, mu, mu_next = _scalars(p, grad, step, group, lr)
+                # NOTE: mu_product is a float32 (float64) tensor: each product rounds to it.
                 mu_product = state["mu_product"].mul_(mu).item()
                 mu_product_next = mu_product * mu_next
                 _ops.lerp_(exp_avg, grad, 1 - beta1)
@@ -92,6 +98,44 @@ class NAdam(Optimizer):
                 _ops.addcdiv_(p, grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
                 _ops.addcdiv_(p, exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
         return loss
+
+
+def _scalars(p: Tensor, grad: Tensor, step: Any, group: dict[str, Any], lr: Any
+             ) -> tuple[Tensor, Any, Any, Any]:
+    """NAdam's weight decay (``p`` decayed, or the decayed grad returned) and, at ``step`` (a
+    number, or a 0-d tensor when capturable), ``1 - beta2**step``, ``mu`` and ``mu_next``."""
+    beta1, beta2 = group["betas"]
+    wd, psi = group["weight_decay"], group["momentum_decay"]
+    bias_correction2 = 1 - beta2**step
+    if wd != 0:
+        if group["decoupled_weight_decay"]:
+            p.mul_(1 - lr * wd)
+        else:
+            grad = grad.add(p, alpha=wd)
+    mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
+    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
+    return grad, bias_correction2, mu, mu_next
+
+
+def _nadam_capturable(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any],
+                      lr: Any) -> None:
+    """One parameter's ``capturable=True`` NAdam step (PyTorch's single-tensor capturable
+    formulas: ``step``, ``mu_product`` and the scalars as 0-d tensors on ``p``'s device)."""
+    beta1, beta2 = group["betas"]
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    step, mu_product = state["step"], state["mu_product"]
+    _check_capturable(p, mu_product, step, what="params, mu_products and state_steps")
+    step.add_(1)
+    grad, bias_correction2, mu, mu_next = _scalars(p, grad, step, group, lr)
+    mu_product.mul_(mu)
+    _ops.lerp_(exp_avg, grad, 1 - beta1)
+    _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+    denom = exp_avg_sq.div(bias_correction2).sqrt().add(group["eps"])
+    mu_product_next = mu_product * mu_next
+    grad = grad * (-lr * (1.0 - mu) / (1.0 - mu_product))
+    exp_avg = exp_avg * (-lr * mu_next / (1.0 - mu_product_next))
+    _ops.addcdiv_(p, grad, denom)
+    _ops.addcdiv_(p, exp_avg, denom)
 
 
 class RAdam(Optimizer):
@@ -106,6 +150,8 @@ class RAdam(Optimizer):
         p -= lr * m / (1 - beta1**t)                                                 (otherwise)
 
     with the rectification ``r_t = sqrt((rho_t-4)(rho_t-2) rho_inf / ((rho_inf-4)(rho_inf-2) rho_t))``.
+    With ``capturable=True`` ``step`` is a tensor on ``p``'s device, the scalars are 0-d tensor
+    ops there and the branch a ``where`` (PyTorch's capturable formulas), so no host read.
 
     Args:
         params: tensors or parameter groups.
@@ -139,12 +185,16 @@ class RAdam(Optimizer):
         """Perform one RAdam step; ``closure`` re-evaluates the loss and returns it."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _group_lr(group)
             beta1, beta2 = group["betas"]
             wd, eps = group["weight_decay"], group["eps"]
             for p, grad in self._grads(group):
                 state = self.state[p]
-                exp_avg, exp_avg_sq = _zero_state(state, p, "exp_avg", "exp_avg_sq")
+                exp_avg, exp_avg_sq = _zero_state(state, p, "exp_avg", "exp_avg_sq",
+                                                  capturable=group["capturable"])
+                if group["capturable"]:
+                    _radam_capturable(p, grad, state, group, lr)
+                    continue
                 step = state["step"].add_(1).item()
                 moments(p, grad, exp_avg, exp_avg_sq, wd, group["decoupled_weight_decay"], lr,
                         beta1, beta2)
@@ -161,3 +211,27 @@ class RAdam(Optimizer):
                 else:
                     p.sub_(corrected * lr)
         return loss
+
+
+def _radam_capturable(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any],
+                      lr: Any) -> None:
+    """One parameter's ``capturable=True`` RAdam step (PyTorch's single-tensor capturable
+    formulas: the rectified update where ``rho_t > 5``, else 1, picked by ``where``)."""
+    from ..functions import where
+
+    beta1, beta2 = group["betas"]
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    step = state["step"]
+    _check_capturable(p, step)
+    step.add_(1)
+    moments(p, grad, exp_avg, exp_avg_sq, group["weight_decay"], group["decoupled_weight_decay"],
+            lr, beta1, beta2)
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    corrected = exp_avg / bias_correction1
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+    adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(group["eps"])
+    update = where(rho_t > 5.0, rect * adaptive_lr, 1.0)
+    p.add_(corrected * lr * update, alpha=-1.0)

@@ -44,6 +44,16 @@ def _scalar(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _group_lr(group: dict[str, Any]) -> Any:
+    """The group's ``lr`` for its update: a number, except that a ``capturable`` group keeps a
+    tensor ``lr`` a (0-d) tensor, read on its device by the update (PyTorch's ``_to_scalar``):
+    a CUDA graph then replays with the value it holds at each replay, no host read."""
+    lr = group["lr"]
+    if not (group.get("capturable") and isinstance(lr, Tensor)):
+        return _scalar(lr)
+    return lr.reshape(()) if lr.dim() else lr
+
+
 def _no_grad_step(step: Callable[..., Any]) -> Callable[..., Any]:
     """Run ``step`` with grad mode off (the update is not part of any graph)."""
 
@@ -236,10 +246,13 @@ class Optimizer:
                              "the size of optimizer's group")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
+        # NOTE: as PyTorch, a saved group's ``capturable`` moves its ``step`` to the parameter's
+        # device (PyTorch does so for ``fused`` too; our fused path keeps ``step`` on the CPU)
+        capturable = {i for g in saved_groups if g.get("capturable") for i in g["params"]}
         state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
-                state[id_map[k]] = _cast(id_map[k], v)
+                state[id_map[k]] = _cast(id_map[k], v, on_device=k in capturable)
             else:
                 state[k] = v
         for group, saved in zip(groups, saved_groups):
@@ -249,17 +262,22 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
 
 
-def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
+def _cast(param: Tensor, value: Any, key: Any = None, on_device: bool = False) -> Any:
     """A copy of a loaded state value with tensors moved to ``param``'s device (and float state to
-    its dtype); ``step`` keeps its dtype, as in PyTorch."""
+    its dtype); ``step`` is kept as it is, as in PyTorch, unless ``on_device`` (a capturable
+    group's): then a float32 tensor on ``param``'s device."""
     if isinstance(value, Tensor):
         if key == "step":
+            if on_device:
+                from ..dtypes import float32
+
+                return value.to(dtype=float32, device=param.device)
             return value
         if param.is_floating_point():
             return value.to(dtype=param.dtype, device=param.device)
         return value.to(device=param.device)
     if isinstance(value, dict):
-        return {k: _cast(param, v, k) for k, v in value.items()}
+        return {k: _cast(param, v, k, on_device) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(_cast(param, v) for v in value)
     return value
@@ -313,16 +331,22 @@ def _check_fused_param(p: Tensor) -> None:
             f"devices: {_FUSED_DEVICES} but {p.dtype} and {p.device.type}")
 
 
-def _step_tensor(value: float = 0.0, device: Any = None) -> Tensor:
-    """A float32 0-d state scalar (``step``, ``mu_product``, ...), on the CPU unless ``device``.
+def _step_tensor(value: float = 0.0, device: Any = None, fused: bool = False) -> Tensor:
+    """A 0-d state scalar (``step``, ``mu_product``, ...), on the CPU unless ``device``, of
+    PyTorch's ``_get_scalar_dtype``: float64 while the default dtype is float64 (not for a
+    ``fused`` group), else float32.
 
-    NOTE: PyTorch keeps these on the CPU (unless ``capturable``) and reads them with ``item()``,
-    so bias corrections are Python-float arithmetic on float32-rounded values.
+    NOTE: PyTorch keeps these on the CPU (unless ``capturable``: then on the parameter's device)
+    and reads them with ``item()``, so bias corrections are Python-float arithmetic on
+    float32-rounded values; a capturable step computes them with 0-d tensor ops instead.
     """
-    from ..creation import tensor
-    from ..dtypes import float32
+    from ..creation import full, tensor
+    from ..dtypes import float32, float64, get_default_dtype
 
-    return tensor(value, dtype=float32, device=device)
+    dtype = float64 if get_default_dtype() is float64 and not fused else float32
+    if device is not None and device.type != "cpu":
+        return full((), value, dtype=dtype, device=device)  # NOTE: a fill, no host copy
+    return tensor(value, dtype=dtype, device=device)
 
 
 def _check_adam_args(eps: float, betas: tuple[float, float], weight_decay: float) -> None:
@@ -337,13 +361,58 @@ def _check_adam_args(eps: float, betas: tuple[float, float], weight_decay: float
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def _zero_state(state: dict[str, Any], p: Tensor, *names: str) -> tuple[Tensor, ...]:
-    """``p``'s state tensors ``names``: on first use ``step`` (0) then zeros shaped as ``p``,
-    in that order (PyTorch's state-dict layout); always returned in ``names``' order."""
+def _zero_state(state: dict[str, Any], p: Tensor, *names: str, capturable: bool = False,
+                fused: bool = False) -> tuple[Tensor, ...]:
+    """``p``'s state tensors ``names``: on first use ``step`` (0; on ``p``'s device when
+    ``capturable``, else on the CPU; see ``_step_tensor`` for ``fused``) then zeros shaped as
+    ``p``, in that order (PyTorch's state-dict layout); always returned in ``names``' order."""
     if not state:
         from ..creation import zeros_like
 
-        state["step"] = _step_tensor(0.0)
+        state["step"] = _step_tensor(0.0, p.device if capturable else None, fused)
         for name in names:
             state[name] = zeros_like(p)
     return tuple(state[name] for name in names)
+
+
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def _check_capturable(p: Tensor, *scalars: Tensor, what: str = "params and state_steps",
+                      xla: bool = True) -> None:
+    """PyTorch's check of a ``capturable=True`` update: ``p`` and its state scalars (``step``,
+    ...; ``what`` names them in the message) on one device type that can capture graphs
+    (``xla``: whether XLA is one, as for all but Adadelta)."""
+    devices = _CAPTURABLE_DEVICES if xla else _CAPTURABLE_DEVICES[:-1]
+    kind = p.device.type
+    if kind not in devices or any(s.device.type != kind for s in scalars):
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: "
+                             f"{devices}.")
+
+
+def _capture_health_check(opt: Optimizer) -> None:
+    """PyTorch's ``_accelerator_graph_capture_health_check`` (Adam, AdamW, Adamax, NAdam, ASGD
+    and Adadelta call it first in ``step``): with CUDA available, a step captured into a CUDA
+    graph needs ``capturable=True`` in every group, and a capturable step run eagerly warns once
+    per optimizer. Without CuPy (or a GPU) it does nothing, as PyTorch without an accelerator."""
+    from ..backends import cuda_support
+
+    if cuda_support._cupy() is None or not cuda_support.is_available():
+        return
+    from ..cuda_graphs import is_current_stream_capturing
+
+    capturing = is_current_stream_capturing()
+    every = all(group["capturable"] for group in opt.param_groups)
+    if capturing and not every:
+        raise RuntimeError(f"Attempting CUDA graph capture of step() for an instance of "
+                           f"{type(opt).__name__} but param_groups' capturable is False.")
+    if every and not capturing and not getattr(opt, "_warned_capturable_if_run_uncaptured",
+                                               False):
+        import warnings
+
+        warnings.warn(
+            "This instance was constructed with capturable=True or some of all the param_groups "
+            "came with capturable=True, but step() is running without CUDA graph capture. If "
+            "you never intend to graph-capture this instance, capturable=True can impair "
+            "performance, and you should set capturable=False.", stacklevel=4)
+        opt._warned_capturable_if_run_uncaptured = True  # type: ignore[attr-defined]

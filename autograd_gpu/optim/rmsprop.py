@@ -7,8 +7,8 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import _foreach, _fused, _ops
-from .optimizer import (Optimizer, ParamsT, _check_differentiable, _check_lr, _no_grad_step,
-                        _scalar, _zero_state)
+from .optimizer import (Optimizer, ParamsT, _check_capturable, _check_differentiable, _check_lr,
+                        _no_grad_step, _scalar, _zero_state)
 
 
 class RMSprop(Optimizer):
@@ -61,7 +61,8 @@ class RMSprop(Optimizer):
         """Perform one RMSprop step; ``closure`` re-evaluates the loss and returns it.
 
         The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can;
-        ``_single`` the rest, with the same numbers.
+        ``_single`` the rest, with the same numbers. A ``capturable`` group keeps ``step`` on
+        ``p``'s device and takes ``_single`` (the update never reads ``step``).
         """
         loss = self._closure_loss(closure)
         bumps = _foreach.Bumps()
@@ -76,7 +77,7 @@ class RMSprop(Optimizer):
             rows: list[Any] = []
             for p, grad in self._with_grad(group):
                 state = self.state[p]
-                bufs = _zero_state(state, p, *names)
+                bufs = _zero_state(state, p, *names, capturable=group["capturable"])
                 how, xp = _foreach.route(path, p, grad, bufs, state["step"])
                 if how is _foreach.SLOW:
                     _single(p, grad, state, group, lr)
@@ -109,6 +110,8 @@ def _single(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any
             lr: Any) -> None:
     """One parameter's RMSprop step with Tensor ops (PyTorch's single-tensor path)."""
     alpha, eps, wd = group["alpha"], group["eps"], group["weight_decay"]
+    if group["capturable"]:
+        _check_capturable(p, state["step"])
     if group["maximize"]:
         grad = -grad
     square_avg = state["square_avg"]

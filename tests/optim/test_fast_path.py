@@ -216,12 +216,10 @@ def test_scratch_buffers_stay_out_of_the_state_dict_and_are_shared() -> None:
 
 
 @pytest.mark.parametrize(("name", "kw", "make"), [
-    ("Adam", dict(lr=0.01, capturable=True), None),
-    ("RMSprop", dict(lr=0.01, capturable=True), None),
     ("SGD", dict(lr=0.1, momentum=0.9), lambda ps: [(p.detach() * (1 + 1j)).requires_grad_()
                                                     for p in ps[:2]]),
     ("Adam", dict(lr=0.01, betas=(ag.tensor(0.9), 0.999)), None),
-], ids=["capturable-Adam", "capturable-RMSprop", "complex-SGD", "tensor-beta-Adam"])
+], ids=["complex-SGD", "tensor-beta-Adam"])  # NOTE: capturable: tests/optim/test_capturable.py
 def test_more_of_what_the_slow_path_keeps(name: str, kw: dict[str, Any], make: Any,
                                           monkeypatch: Any) -> None:
     calls = [0]
