@@ -133,8 +133,8 @@ class Graphed:
                 # that sets gradients to None first, a copy nothing reads
                 g._data[...] = cur._data
         self.graph.replay()
-        for t, g in self.after:
-            t._grad = g
+        for t, a in self.after:
+            t._grad = a
         return _copies(self.out) if copy else self.out
 
 

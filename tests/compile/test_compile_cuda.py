@@ -68,11 +68,12 @@ def test_a_cuda_step_replays_as_one_graph(opt: Any) -> None:
     assert entry.calls >= 3
 
 
-def test_host_work_that_changes_each_step_is_caught_by_the_check() -> None:
-    """Adam's bias corrections come from a step count on the CPU: a graph would freeze them.
-    The check replay sees the difference; the step runs eagerly, with one warning."""
+def test_an_optimizer_that_is_not_capturable_runs_eagerly_with_one_warning() -> None:
+    """Adam's bias corrections come from a step count on the CPU unless ``capturable=True``:
+    a graph would freeze them, so the capture refuses it (PyTorch's health check); the step
+    runs eagerly, with one warning naming it."""
     warned, step = _compare(_regression("Adam"), _batches())
-    assert len(warned) == 1 and "differs from the eager step's" in warned[0], warned
+    assert len(warned) == 1 and "param_groups' capturable is False" in warned[0], warned
     assert step.explain().eager == 1
 
 
@@ -242,3 +243,12 @@ def test_an_index_check_inside_a_graph_is_read_after_the_replay() -> None:
     with pytest.raises(RuntimeError, match="CUDA error: device-side assert triggered: index -1 "
                                            "is out of bounds for the range \\[0, 5\\)"):
         g.replay()
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_a_capturable_adam_step_replays_as_one_graph(name: str) -> None:
+    """``capturable=True`` keeps the step count on the device: the whole update is in the
+    graph and the compiled step replays, equal to eager."""
+    warned, step = _compare(_regression(name, capturable=True), _batches(6))
+    assert not warned, warned
+    assert step.explain().replaying == 1
