@@ -159,7 +159,7 @@ class NativeBatchNorm(_Normalize):
 
     node_name = "NativeBatchNormBackward0"
 
-    def __init__(self, training: bool, momentum: float, eps: float) -> None:
+    def __init__(self, training: bool, momentum: Any, eps: float) -> None:
         self.batch_stats, self.momentum, self.eps = training, momentum, eps
 
     def forward(self, x: Any, w: Any, bias: Any, running_mean: Any, running_var: Any) -> Any:
@@ -174,8 +174,18 @@ class NativeBatchNorm(_Normalize):
                 n = x.size // x.shape[1]
                 m = self.momentum
                 unbiased = var.reshape(-1) * (n / (n - 1))
-                running_mean[...] = (1 - m) * running_mean + m * mean.reshape(-1)
-                running_var[...] = (1 - m) * running_var + m * unbiased
+                if isinstance(m, (int, float)):
+                    running_mean[...] = (1 - m) * running_mean + m * mean.reshape(-1)
+                    running_var[...] = (1 - m) * running_var + m * unbiased
+                else:
+                    # NOTE: a 0-d float64 array (BatchNorm's cumulative average, kept on the
+                    # device): ``1 - m`` in float64 and each factor cast to the dtype of what it
+                    # multiplies, as NumPy casts a Python float there (the same numbers)
+                    keep = 1 - m
+                    running_mean[...] = (keep.astype(running_mean.dtype) * running_mean
+                                         + m.astype(mean.dtype) * mean.reshape(-1))
+                    running_var[...] = (keep.astype(running_var.dtype) * running_var
+                                        + m.astype(unbiased.dtype) * unbiased)
         else:
             # NOTE: copies, so that a later in-place update of the buffers cannot change what
             # backward reads.
