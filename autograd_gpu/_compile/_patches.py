@@ -106,7 +106,8 @@ class Patches:
             # again on replay
             recordable = getattr(opt, "_recordable", None)
             self._set(opt, "step", _opaque(opt.step, self.trace, recordable), instance=True)
-            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace), instance=True)
+            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace, grads_only=True),
+                      instance=True)
         from ..optim import _foreach
 
         self._set(_foreach, "HOST", [_host_hook])
@@ -295,7 +296,8 @@ def _plain_value(v: Any) -> bool:
 
 
 def _opaque(bound: Callable[..., Any], trace: Trace,
-            recordable: Callable[[], bool] | None = None) -> Callable[..., Any]:
+            recordable: Callable[[], bool] | None = None,
+            grads_only: bool = False) -> Callable[..., Any]:
     # NOTE: ``wraps``: the bound method's attributes stay readable (a scheduler checks the mark
     # it put on ``optimizer.step``)
     @functools.wraps(bound)
@@ -322,7 +324,7 @@ def _opaque(bound: Callable[..., Any], trace: Trace,
             out = again()
         finally:
             ACTIVE.rec = rec
-        rec.instrs.append(Instr("opaque", again, pure=False))
+        rec.instrs.append(Instr("opaque", again, pure=False, grads_only=grads_only))
         try:
             trace.load()
         except Break as b:

@@ -8,6 +8,8 @@ lifts the results (new arrays become SymArrays with new slots).
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -274,7 +276,8 @@ class Recorder:
 
     def guard(self, obj: SymArray, name: str, args: tuple[Any, ...], value: Any) -> None:
         _, t = self.lower(obj)
-        self.instrs.append(Instr("guard", name, (t, *args), expect=value, pure=False))
+        self.instrs.append(Instr("guard", name, (t, *args), expect=value, pure=False,
+                                 site=site()))
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
              pure: bool = True) -> Any:
@@ -305,7 +308,7 @@ class Recorder:
         for s in seen if isinstance(seen, (tuple, list)) else (seen,):
             if isinstance(s, SymArray):
                 self.instrs.append(Instr("shape", None, (Slot(s._slot),), expect=s.shape,
-                                         pure=False))
+                                         pure=False, site=site()))
 
 
 def _same_input(result: Any, args: tuple[Any, ...], plain: tuple[Any, ...]) -> Any:
@@ -315,3 +318,33 @@ def _same_input(result: Any, args: tuple[Any, ...], plain: tuple[Any, ...]) -> A
             if p is result and isinstance(a, SymArray):
                 return a
     return None
+
+
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # autograd_gpu/
+_ROOT = os.path.dirname(_PKG)
+# NOTE: frames that only pass a read on (the recorder itself, Tensor's conversions)
+_PASSING = (os.path.join(_PKG, "_compile") + os.sep, os.path.join(_PKG, "tensor_convert.py"))
+
+
+def site() -> str:
+    """Where a value is read back to Python, for a guard's message: the function of the
+    package that reads it, and the step's line that led there (the innermost frame outside the
+    package), e.g. ``in matrix_exp (autograd_gpu/backends/decomp.py:425; the step's line:
+    train.py:12)``."""
+    f: Any = sys._getframe(1)
+    inner = None
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(_PKG):
+            break
+        if inner is None and not name.startswith(_PASSING):
+            inner = f
+        f = f.f_back
+    parts = []
+    if inner is not None:
+        rel = os.path.relpath(inner.f_code.co_filename, _ROOT)
+        parts.append(f"{inner.f_code.co_qualname} ({rel}:{inner.f_lineno}")
+    user = "" if f is None else f"the step's line: {f.f_code.co_filename}:{f.f_lineno}"
+    if not parts:
+        return f" ({user})" if user else ""
+    return f" in {parts[0]}" + (f"; {user})" if user else ")")

@@ -67,7 +67,9 @@ class Instr:
     """One recorded call. ``kind``: "call" (``fn(*args, **kwargs)``), "method" (``args[0].fn(...)``,
     ``fn`` a name), "getattr", "getitem", "setitem", "guard" (``args[0]`` read back with ``fn``
     must give ``expect``), "shape" (``args[0].shape`` must be ``expect``), "load", "store",
-    "opaque". ``out``: the result's template (Slot, or tuples of them, or None)."""
+    "opaque". ``out``: the result's template (Slot, or tuples of them, or None). ``site``: where
+    a guard's read happened (``_recorder.site``), for the message when it fails. ``grads_only``:
+    an opaque call that changes no tensor's data but gradients (``zero_grad``)."""
     kind: str
     fn: Any
     args: tuple[Any, ...] = ()
@@ -75,6 +77,8 @@ class Instr:
     out: Any = None
     expect: Any = None
     pure: bool = True
+    site: str = ""
+    grads_only: bool = False
 
 
 class SymArray(np.ndarray):
