@@ -100,6 +100,10 @@ class Patches:
             self._set(Generator, name, _reseed(getattr(Generator, name), self.trace))
         for name in ("get_state", "set_state"):
             self._set(Generator, name, _state_read(getattr(Generator, name), name, self.trace))
+        from ..utils import checkpoint
+
+        self._set(checkpoint, "_rng_get", _rng_get)
+        self._set(checkpoint, "_rng_set", _rng_setter(self.trace))
         for opt in self.trace.found.optimizers:
             # NOTE: an optimizer whose update is recordable now (its foreach path, host work
             # behind _foreach.host) is recorded like the rest of the step; others are called
@@ -368,6 +372,52 @@ def _state_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[.
         return orig(self, *args, **kwargs)
 
     return call
+
+
+class _StateOf:
+    """A generator's state read on replay, as a 0-d object array (a slot the replay passes to
+    ``_SetState``): checkpoint's stash of the RNG state, given back for its recomputation."""
+    __slots__ = ("gen",)
+
+    def __init__(self, gen: Any) -> None:
+        self.gen = gen
+
+    def __call__(self) -> Any:
+        held = np.empty((), object)
+        held[()] = self.gen.get_state()
+        return held
+
+
+class _SetState:
+    __slots__ = ("gen",)
+
+    def __init__(self, gen: Any) -> None:
+        self.gen = gen
+
+    def __call__(self, held: Any) -> None:
+        self.gen.set_state(held[()])
+
+
+def _rng_get(gen: Any) -> Any:
+    """``checkpoint._rng_get`` while recording: one call (a state read again on replay)."""
+    return either(lambda rec: rec.call(_StateOf(gen), (), {}),
+                  lambda: _StateOf(gen)())
+
+
+def _rng_setter(trace: Trace) -> Callable[[Any, Any], None]:
+    """``checkpoint._rng_set`` while recording: one call, made again on every replay (a state
+    stashed before the step, by a checkpoint whose forward ran outside it, breaks)."""
+    def set_state(gen: Any, state: Any) -> None:
+        if not isinstance(state, np.ndarray):
+            if ACTIVE.rec is not None:
+                trace._stop("a checkpoint's RNG state stashed outside the step (its forward "
+                            "ran before the compiled call)")
+            gen.set_state(state)
+            return
+        either(lambda rec: rec.call(_SetState(gen), (state,), {}, pure=False),
+               lambda: _SetState(gen)(_sym._plain(state)))
+
+    return set_state
 
 
 def _noting(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:

@@ -225,8 +225,8 @@ class Recorder:
         self._written(*outs)
         seen = self._finish(Instr("call", func, t_a, t_kw, pure=not writes and not outs),
                             result, outs)
-        if func in _DATA_SHAPED:
-            self._shape_guards(seen)
+        if func in _DATA_SHAPED or func is np.where and len(args) + len(kwargs) == 1:
+            self._shape_guards(seen)  # NOTE: np.where(cond) is np.nonzero(cond)
         if func in _EMPTY:
             self._made_empty(seen)
         return seen

@@ -195,7 +195,10 @@ for _name in _PROPERTIES:
 
 # NOTE: NumPy functions whose output shape depends on the values (a replay checks the shape)
 _DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress,
-                np.repeat}
+                np.repeat, np.bincount, np.trim_zeros, np.intersect1d, np.setdiff1d, np.union1d,
+                np.setxor1d} | {getattr(np, n) for n in ("unique_all", "unique_counts",
+                                                         "unique_inverse", "unique_values")
+                                if hasattr(np, n)}
 _DATA_SHAPED_METHODS = {"nonzero", "compress", "repeat"}
 # NOTE: NumPy functions whose result holds whatever the memory held (``Recorder._fresh``)
 _EMPTY = {np.empty, np.empty_like}
