@@ -144,11 +144,9 @@ class Composite:
             return False
         if not kept or no_index():
             return True
-        # NOTE: the verdict compared as arrays and read back as one bool: a compiled step's
-        # replay checks that bool, which holds from batch to batch, where the extremes change
-        inside = None
+        inside = None  # NOTE: one bool read back (``_in_range``)
         for k, n, _ in checked:
-            ok = (k.min().astype("int64") >= -n) & (k.max().astype("int64") < n)
+            ok = self._in_range(k, -n, n)
             inside = ok if inside is None else inside & ok
         if bool(self.to_host(inside)):
             return False
@@ -181,6 +179,15 @@ class Composite:
         out = self.broadcast_to(self.zeros((), dtype), tuple(stand_in))[tuple(safe)]
         return self.zeros(out.shape, dtype)
 
+    def _in_range(self: Any, index: Array, lo: int, hi: int) -> Array:
+        """Whether the non-empty integer array ``index`` lies in ``[lo, hi)``: its extremes
+        compared as arrays, a 0-d bool for the caller to read back (a compiled step's replay
+        checks that bool, which holds from batch to batch, where the extremes change)."""
+        least, most = index.min(), index.max()
+        if index.dtype.kind != "i" or index.dtype.itemsize != 8:
+            least, most = least.astype("int64"), most.astype("int64")
+        return (least >= lo) & (most < hi)
+
     def out_of_range(self: Any, index: Array, lo: int, hi: int) -> int | None:
         """The first entry of the integer array ``index`` (in C order) outside ``[lo, hi)``, or
         None: what PyTorch's index checks report. Costs one reduction and one device-to-host
@@ -193,9 +200,8 @@ class Composite:
             # that bool, which holds from batch to batch, not the largest index)
             if bool(self.max(index.view(f"u{index.dtype.itemsize}")) < hi):
                 return None
-        elif bool(self.to_host((index.min().astype("int64") >= lo)
-                               & (index.max().astype("int64") < hi))):
-            return None  # NOTE: one bool read back, as above
+        elif bool(self.to_host(self._in_range(index, lo, hi))):
+            return None
         flat = index.reshape(-1)
         return int(flat[((flat < lo) | (flat >= hi)).argmax()])
 

@@ -155,7 +155,7 @@ def _bags(input: Tensor, weight: Tensor, offsets: Tensor, mode: str,  # noqa: A0
     # NOTE: the range checks read the data back to the host, as PyTorch's: one bool (a compiled
     # step's guard holds from batch to batch, where the last offset may change), the offsets
     # themselves only for the message
-    if num_bags and bool((offsets[0] != 0) | (offsets[-1] > n)):
+    if num_bags and bool((offsets._data[0] != 0) | (offsets._data[-1] > n)):
         first, last = int(offsets[0]), int(offsets[-1])
         if first != 0:
             raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the "

@@ -134,7 +134,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
         rm = None if running_mean is None else running_mean.detach()
         rv = None if running_var is None else running_var.detach()
     if isinstance(momentum, Tensor):
-        momentum = momentum._data  # NOTE: BatchNorm's cumulative average (``NativeBatchNorm``)
+        momentum = momentum._data  # NOTE: BatchNorm's counter (``NativeBatchNorm``)
     return norm_ops.NativeBatchNorm.apply(input, weight, bias, rm, rv, training=training,
                                           momentum=momentum, eps=eps)
 

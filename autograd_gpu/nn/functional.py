@@ -201,9 +201,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max()) + 1
     if tensor.numel():
-        # NOTE: compared as tensors, one bool read back: a compiled step's replay checks that
+        # NOTE: compared as arrays, one bool read back: a compiled step's replay checks that
         # bool, which holds from batch to batch, where the extremes change
-        too_big, negative = tensor.max() >= num_classes, tensor.min() < 0
+        d = tensor._data
+        too_big, negative = d.max() >= num_classes, d.min() < 0
         if bool(too_big | negative):
             if bool(too_big):
                 raise RuntimeError("Class values must be smaller than num_classes.")

@@ -131,10 +131,11 @@ class _BatchNorm(Module):
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             if self.momentum is None:
-                # NOTE: PyTorch's ``1.0 / float(num_batches_tracked)`` as a 0-d float64 tensor
-                # (the same value): not read back to Python (a device sync on CUDA, and a value
-                # that changes every call in a compiled step)
-                factor = self.num_batches_tracked.double().reciprocal()
+                # NOTE: the counter itself: ``NativeBatchNorm`` takes 1 / count on the device
+                # (PyTorch's ``1.0 / float(num_batches_tracked)``, the same value) rather than
+                # reading it back to Python (a sync on CUDA; in a compiled step, a value that
+                # changes every call)
+                factor = self.num_batches_tracked
         # NOTE: eval mode without running statistics normalises with the batch ones.
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         use_running = not self.training or self.track_running_stats
