@@ -2,11 +2,11 @@
 (bit for bit against eager, no warning): BatchNorm's cumulative average (``momentum=None``),
 ``max_norm`` embeddings, index range checks whose extremes change every batch (``x[arange, y]``,
 ``one_hot``, ``bincount``, negative ``take``), ``topk`` over long rows, ``checkpoint`` (its RNG
-stash), and common layers (padding modes, pools, upsampling, masks from the data, loss options,
-micro-batches). Then the reads that stay data-dependent (``matrix_exp``'s degree, packed
-sequences' lengths, ``one_hot`` without ``num_classes``, adaptive softmax clusters): one warning
-naming the package function that reads the value and the step's line; a value that changes
-while replaying runs that call eagerly."""
+stash), max pooling meeting a NaN while replaying, and common layers (padding modes, pools,
+upsampling, masks from the data, loss options, micro-batches). Then the reads that stay
+data-dependent (``matrix_exp``'s degree, packed sequences' lengths, ``one_hot`` without
+``num_classes``, adaptive softmax clusters): one warning naming the package function that reads
+the value and the step's line; a value that changes while replaying runs that call eagerly."""
 
 from __future__ import annotations
 
@@ -191,6 +191,15 @@ def _micro_batches() -> Setup:
     return Setup(step, [model], [opt])
 
 
+def _nan_later() -> list[tuple[Any, Any]]:
+    """Images with a NaN in the fourth batch (a replay meets it)."""
+    data = batches(5, (4, 3, 8, 8), 4, seed=3)
+    x = data[3][0].copy()
+    x[1, 0, 2, 2] = np.nan
+    data[3] = (x, data[3][1])
+    return data
+
+
 STEPS = {
     "batchnorm1d-cumulative": (_batchnorm_train_eval, MLP),
     "batchnorm2d-cumulative": (lambda: _with(nn.Sequential(
@@ -215,6 +224,10 @@ STEPS = {
         nn.Upsample(size=(5, 5), mode="bilinear"), nn.AvgPool2d(2, ceil_mode=True,
                                                                 count_include_pad=False),
         nn.AdaptiveMaxPool2d(2), nn.Flatten(), nn.Linear(16, 4))), IMAGES),
+    # NOTE: max pooling's NaN check comes after a dropout (its replay could not check first)
+    "max-pool-nan-later": (lambda: _with(nn.Sequential(
+        nn.Dropout(0.2), nn.Conv2d(3, 4, 3, padding=1), nn.MaxPool2d(2), nn.Conv2d(4, 4, 3),
+        nn.MaxPool2d(2, ceil_mode=True), nn.Flatten(), nn.Linear(4, 4)), "SGD"), _nan_later()),
     "masks-from-data": (lambda: _with(_Masked(), "AdamW"), MLP),
     "loss-options": (_loss_options, MLP),
     "micro-batches": (_micro_batches, MLP),
