@@ -20,6 +20,7 @@ import pytest
 import autograd_gpu as ag
 from autograd_gpu._compile import FullGraphError
 from tests.compile._steps import Setup, assert_same, batches, classifier_step, compare, replays
+from tests.compile.test_compile_training import _mode_switch, op_step
 
 nn = ag.nn
 F = nn.functional
@@ -32,25 +33,6 @@ IMAGES = batches(5, (4, 3, 8, 8), 4, seed=3)
 def _with(model: Any, opt: str = "Adam", **kw: Any) -> Setup:
     o = getattr(ag.optim, opt)(model.parameters(), lr=1e-2)
     return Setup(classifier_step(model, o, **kw), [model], [o])
-
-
-def _batchnorm_train_eval() -> Setup:
-    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16, momentum=None), nn.ReLU(),
-                          nn.Linear(16, 4))
-    opt = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-
-    def step(x: Any, y: Any) -> Any:
-        model.train()
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        model.eval()
-        with ag.no_grad():
-            acc = (model(x).argmax(1) == y).float().mean()
-        return loss.detach(), acc
-
-    return Setup(step, [model], [opt])
 
 
 class _Bag(nn.Module):
@@ -114,18 +96,7 @@ def _checkpointed(reentrant: bool) -> Setup:
 
 
 def _matrix_exp() -> Setup:
-    holder = nn.Module()
-    holder.w = nn.Parameter(ag.ones(4, 4) + 0.1 * ag.randn(4, 4))
-    opt = ag.optim.SGD(holder.parameters(), lr=1e-3)
-
-    def step(x: Any) -> Any:
-        opt.zero_grad()
-        loss = ag.linalg.matrix_exp(x * holder.w).sum()
-        loss.backward()
-        opt.step()
-        return loss.detach()
-
-    return Setup(step, [holder], [opt])
+    return op_step(lambda w, x: ag.linalg.matrix_exp(x * w).sum(), (4, 4))
 
 
 def _matrices(scales: list[float]) -> list[tuple[Any]]:
@@ -201,7 +172,7 @@ def _nan_later() -> list[tuple[Any, Any]]:
 
 
 STEPS = {
-    "batchnorm1d-cumulative": (_batchnorm_train_eval, MLP),
+    "batchnorm1d-cumulative": (lambda: _mode_switch(None), MLP),
     "batchnorm2d-cumulative": (lambda: _with(nn.Sequential(
         nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4, momentum=None), nn.Flatten(),
         nn.Linear(144, 4))), IMAGES),
