@@ -320,31 +320,33 @@ def _same_input(result: Any, args: tuple[Any, ...], plain: tuple[Any, ...]) -> A
     return None
 
 
-_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # autograd_gpu/
-_ROOT = os.path.dirname(_PKG)
-# NOTE: frames that only pass a read on (the recorder itself, Tensor's conversions)
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # autograd_gpu/
+_ROOT = os.path.dirname(os.path.dirname(_PKG))
+# NOTE: frames that only pass a read on (the recorder itself, Tensor's conversions), and those
+# between the package and the step's code (the standard library's context managers, NumPy)
 _PASSING = (os.path.join(_PKG, "_compile") + os.sep, os.path.join(_PKG, "tensor_convert.py"))
+_BETWEEN = (os.path.dirname(os.__file__) + os.sep, os.path.dirname(np.__file__) + os.sep)
 
 
 def site() -> str:
     """Where a value is read back to Python, for a guard's message: the function of the
     package that reads it, and the step's line that led there (the innermost frame outside the
-    package), e.g. ``in matrix_exp (autograd_gpu/backends/decomp.py:425; the step's line:
-    train.py:12)``."""
+    package, the standard library and NumPy), e.g. ``in DecompBackend.matrix_exp
+    (autograd_gpu/backends/decomp.py:424; the step's line: train.py:12)``."""
     f: Any = sys._getframe(1)
-    inner = None
-    while f is not None:
+    inner = user = None
+    while f is not None and user is None:
         name = f.f_code.co_filename
         if not name.startswith(_PKG):
-            break
-        if inner is None and not name.startswith(_PASSING):
+            if not name.startswith(_BETWEEN):
+                user = f
+        elif inner is None and not name.startswith(_PASSING):
             inner = f
         f = f.f_back
-    parts = []
-    if inner is not None:
-        rel = os.path.relpath(inner.f_code.co_filename, _ROOT)
-        parts.append(f"{inner.f_code.co_qualname} ({rel}:{inner.f_lineno}")
-    user = "" if f is None else f"the step's line: {f.f_code.co_filename}:{f.f_lineno}"
-    if not parts:
-        return f" ({user})" if user else ""
-    return f" in {parts[0]}" + (f"; {user})" if user else ")")
+    where = "" if user is None else \
+        f"the step's line: {user.f_code.co_filename}:{user.f_lineno}"
+    if inner is None:
+        return f" ({where})" if where else ""
+    rel = os.path.relpath(inner.f_code.co_filename, _ROOT)
+    return (f" in {inner.f_code.co_qualname} ({rel}:{inner.f_lineno}"
+            + (f"; {where})" if where else ")"))
