@@ -297,6 +297,26 @@ def test_a_read_that_changes_while_replaying_runs_that_call_eagerly() -> None:
     assert not warned and step.explain().replaying == 1
 
 
+def test_a_bincount_whose_length_changes_while_replaying_runs_that_call_eagerly() -> None:
+    """``bincount``'s length depends on the values: its shape is checked (first, as it reads
+    only the arguments), so a length the recording did not see runs that call eagerly rather
+    than replaying a shape read back to Python (``counts.shape[0]``) as it was."""
+    def make() -> Setup:
+        model = nn.Linear(8, 4)
+        opt = ag.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x: Any, y: Any) -> Any:
+            classifier_step(model, opt)(x, y)
+            counts = ag.bincount(y)
+            return counts * ag.arange(counts.shape[0])
+
+        return Setup(step, [model], [opt])
+
+    data = [(x, np.minimum(y, 2 if i < 4 else 3)) for i, (x, y) in enumerate(MLP)]
+    warned, step = compare(make, data)
+    assert not warned and step.explain().replaying == 1
+
+
 def test_a_checkpoint_run_before_the_step_breaks() -> None:
     """The forward (and its RNG stash) outside, the recomputing backward in the step."""
     def outcomes(compiled: bool) -> tuple[list[bytes], list[str]]:
