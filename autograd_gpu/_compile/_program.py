@@ -167,11 +167,12 @@ def writes(ins: Instr) -> list[int]:
 
 
 def hoist_checks(instrs: list[Instr]) -> tuple[list[Instr], list[Instr]]:
-    """``instrs`` with the checks that read only the step's arguments (a target-range check, a
-    data-dependent shape of an input) moved, with the pure instructions they read, to right
-    after the first loads: a replay whose check fails has then changed nothing, and the call can
-    run eagerly instead (eager raises its own error there, or runs the other shape). Returns
-    (the new order, the moved checks)."""
+    """``instrs`` with the checks that read only what the step starts from (its arguments, and
+    the places as they are at the start or reloaded after ``zero_grad``: a target-range check, a
+    data-dependent shape of an input, ``matrix_exp``'s degree from a parameter) moved, with the
+    pure instructions they read, to right after the first loads: a replay whose check fails has
+    then changed nothing, and the call can run eagerly instead (eager raises its own error
+    there, or runs the other shape). Returns (the new order, the moved checks)."""
     first = 0
     while first < len(instrs) and instrs[first].kind == "load":
         first += 1
