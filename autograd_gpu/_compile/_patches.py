@@ -104,13 +104,17 @@ class Patches:
 
         self._set(checkpoint, "_rng_get", _rng_get)
         self._set(checkpoint, "_rng_set", _rng_setter(self.trace))
+        from ..optim.optimizer import Optimizer
+
         for opt in self.trace.found.optimizers:
             # NOTE: an optimizer whose update is recordable now (its foreach path, host work
             # behind _foreach.host) is recorded like the rest of the step; others are called
             # again on replay
             recordable = getattr(opt, "_recordable", None)
             self._set(opt, "step", _opaque(opt.step, self.trace, recordable), instance=True)
-            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace, grads_only=True),
+            # NOTE: the library's zero_grad changes gradients only (a subclass's may do more)
+            plain = getattr(type(opt), "zero_grad", None) is Optimizer.zero_grad
+            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace, grads_only=plain),
                       instance=True)
         from ..optim import _foreach
 
