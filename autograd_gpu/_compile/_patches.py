@@ -100,13 +100,22 @@ class Patches:
             self._set(Generator, name, _reseed(getattr(Generator, name), self.trace))
         for name in ("get_state", "set_state"):
             self._set(Generator, name, _state_read(getattr(Generator, name), name, self.trace))
+        from ..utils import checkpoint
+
+        self._set(checkpoint, "_rng_get", _rng_get)
+        self._set(checkpoint, "_rng_set", _rng_setter(self.trace))
+        from ..optim.optimizer import Optimizer
+
         for opt in self.trace.found.optimizers:
             # NOTE: an optimizer whose update is recordable now (its foreach path, host work
             # behind _foreach.host) is recorded like the rest of the step; others are called
             # again on replay
             recordable = getattr(opt, "_recordable", None)
             self._set(opt, "step", _opaque(opt.step, self.trace, recordable), instance=True)
-            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace), instance=True)
+            # NOTE: the library's zero_grad changes gradients only (a subclass's may do more)
+            plain = getattr(type(opt), "zero_grad", None) is Optimizer.zero_grad
+            self._set(opt, "zero_grad", _opaque(opt.zero_grad, self.trace, grads_only=plain),
+                      instance=True)
         from ..optim import _foreach
 
         self._set(_foreach, "HOST", [_host_hook])
@@ -295,7 +304,8 @@ def _plain_value(v: Any) -> bool:
 
 
 def _opaque(bound: Callable[..., Any], trace: Trace,
-            recordable: Callable[[], bool] | None = None) -> Callable[..., Any]:
+            recordable: Callable[[], bool] | None = None,
+            grads_only: bool = False) -> Callable[..., Any]:
     # NOTE: ``wraps``: the bound method's attributes stay readable (a scheduler checks the mark
     # it put on ``optimizer.step``)
     @functools.wraps(bound)
@@ -322,7 +332,7 @@ def _opaque(bound: Callable[..., Any], trace: Trace,
             out = again()
         finally:
             ACTIVE.rec = rec
-        rec.instrs.append(Instr("opaque", again, pure=False))
+        rec.instrs.append(Instr("opaque", again, pure=False, grads_only=grads_only))
         try:
             trace.load()
         except Break as b:
@@ -366,6 +376,52 @@ def _state_read(orig: Callable[..., Any], name: str, trace: Trace) -> Callable[.
         return orig(self, *args, **kwargs)
 
     return call
+
+
+class _StateOf:
+    """A generator's state read on replay, as a 0-d object array (a slot the replay passes to
+    ``_SetState``): checkpoint's stash of the RNG state, given back for its recomputation."""
+    __slots__ = ("gen",)
+
+    def __init__(self, gen: Any) -> None:
+        self.gen = gen
+
+    def __call__(self) -> Any:
+        held = np.empty((), object)
+        held[()] = self.gen.get_state()
+        return held
+
+
+class _SetState:
+    __slots__ = ("gen",)
+
+    def __init__(self, gen: Any) -> None:
+        self.gen = gen
+
+    def __call__(self, held: Any) -> None:
+        self.gen.set_state(held[()])
+
+
+def _rng_get(gen: Any) -> Any:
+    """``checkpoint._rng_get`` while recording: one call (a state read again on replay)."""
+    return either(lambda rec: rec.call(_StateOf(gen), (), {}),
+                  lambda: _StateOf(gen)())
+
+
+def _rng_setter(trace: Trace) -> Callable[[Any, Any], None]:
+    """``checkpoint._rng_set`` while recording: one call, made again on every replay (a state
+    stashed before the step, by a checkpoint whose forward ran outside it, breaks)."""
+    def set_state(gen: Any, state: Any) -> None:
+        if not isinstance(state, np.ndarray):
+            if ACTIVE.rec is not None:
+                trace._stop("a checkpoint's RNG state stashed outside the step (its forward "
+                            "ran before the compiled call)")
+            gen.set_state(state)
+            return
+        either(lambda rec: rec.call(_SetState(gen), (state,), {}, pure=False),
+               lambda: _SetState(gen)(_sym._plain(state)))
+
+    return set_state
 
 
 def _noting(orig: Callable[..., Any], trace: Trace) -> Callable[..., Any]:

@@ -41,6 +41,10 @@ _READS: dict[str, Callable[..., Any]] = {
 }
 
 
+_READ_NAMES = {"__bool__": "bool", "__int__": "int", "__float__": "float",
+               "__complex__": "complex", "__index__": "operator.index"}
+
+
 def _eq(a: Any, b: Any) -> bool:
     """``a == b``, NaN equal to NaN (a guard on a value that was NaN holds while it stays NaN)."""
     if a is b:
@@ -163,11 +167,12 @@ def writes(ins: Instr) -> list[int]:
 
 
 def hoist_checks(instrs: list[Instr]) -> tuple[list[Instr], list[Instr]]:
-    """``instrs`` with the checks that read only the step's arguments (a target-range check, a
-    data-dependent shape of an input) moved, with the pure instructions they read, to right
-    after the first loads: a replay whose check fails has then changed nothing, and the call can
-    run eagerly instead (eager raises its own error there, or runs the other shape). Returns
-    (the new order, the moved checks)."""
+    """``instrs`` with the checks that read only what the step starts from (its arguments, and
+    the places as they are at the start or reloaded after ``zero_grad``: a target-range check, a
+    data-dependent shape of an input, ``matrix_exp``'s degree from a parameter) moved, with the
+    pure instructions they read, to right after the first loads: a replay whose check fails has
+    then changed nothing, and the call can run eagerly instead (eager raises its own error
+    there, or runs the other shape). Returns (the new order, the moved checks)."""
     first = 0
     while first < len(instrs) and instrs[first].kind == "load":
         first += 1
@@ -176,6 +181,12 @@ def hoist_checks(instrs: list[Instr]) -> tuple[list[Instr], list[Instr]]:
     arg_loads = {n for ins in instrs if ins.kind == "load"
                  and getattr(getattr(ins.fn, "at", None), "path", None) is not None
                  for n in _slots_in(ins.out)}
+    # NOTE: a place reloaded after ``zero_grad`` (opaque: every place loads again) holds what
+    # it held at the start, up to the first instruction that may change a place's data: such a
+    # load may move up with a check (gradients excepted: zero_grad may zero them in place)
+    clean = first
+    while clean < len(instrs) and _keeps_places(instrs[clean]):
+        clean += 1
     producer: dict[int, int] = {}
     written: dict[int, int] = {}  # slot -> index of its first write
     for i, ins in enumerate(instrs):
@@ -198,7 +209,8 @@ def hoist_checks(instrs: list[Instr]) -> tuple[list[Instr], list[Instr]]:
                 if j is None:
                     ok = False
                 continue
-            if not instrs[j].pure or instrs[j].kind == "load" and n not in arg_loads:
+            if not instrs[j].pure or instrs[j].kind == "load" and n not in arg_loads and not (
+                    j < clean and _data_load(instrs[j])):
                 ok = False
                 break
             if j not in need:
@@ -215,6 +227,21 @@ def hoist_checks(instrs: list[Instr]) -> tuple[list[Instr], list[Instr]]:
     order = list(range(first)) + sorted(moved) + [i for i in range(first, len(instrs))
                                                   if i not in moved]
     return [instrs[i] for i in order], checks
+
+
+def _keeps_places(ins: Instr) -> bool:
+    """Whether ``ins`` leaves every place's data as it is (a load, a check, a call that writes
+    into no array, an opaque ``zero_grad``)."""
+    if ins.kind in ("load", "guard", "shape"):
+        return True
+    if ins.kind == "opaque":
+        return ins.grads_only
+    return ins.kind != "store" and not writes(ins)
+
+
+def _data_load(ins: Instr) -> bool:
+    """A load of a tensor's array (not of a gradient, not an optimizer's scratch array)."""
+    return getattr(getattr(ins.fn, "at", None), "path", False) is not False
 
 
 def _has_host(template: Any) -> bool:
@@ -321,13 +348,13 @@ class Program:
             return [f"{self._expr(obj)}[{self._expr(key)}] = {self._expr(value)}"]
         elif k == "guard":
             obj, *rest = ins.args
-            g = self._guard(f"a value read back with {ins.fn}() (in the step)",
-                            ins)
+            g = self._guard(f"a value read back to Python with {_READ_NAMES.get(ins.fn, ins.fn)}()"
+                            f"{ins.site or ' (in the step)'}", ins)
             read = f"{self._name('R', _READS[ins.fn])}({self._call_args(tuple(ins.args), {})})"
             del obj, rest
             return [f"if not _eq({read}, {self._name('E', ins.expect)}): _fail({g})"]
         elif k == "shape":
-            g = self._guard("a data-dependent shape", ins)
+            g = self._guard(f"a data-dependent shape{ins.site}", ins)
             return [f"if {self._expr(ins.args[0])}.shape != {ins.expect!r}: _fail({g})"]
         elif k in ("load", "opaque"):
             call = f"{self._name('L' if k == 'load' else 'O', ins.fn)}()"

@@ -8,6 +8,8 @@ lifts the results (new arrays become SymArrays with new slots).
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -223,8 +225,8 @@ class Recorder:
         self._written(*outs)
         seen = self._finish(Instr("call", func, t_a, t_kw, pure=not writes and not outs),
                             result, outs)
-        if func in _DATA_SHAPED:
-            self._shape_guards(seen)
+        if func in _DATA_SHAPED or func is np.where and len(args) + len(kwargs) == 1:
+            self._shape_guards(seen)  # NOTE: np.where(cond) is np.nonzero(cond)
         if func in _EMPTY:
             self._made_empty(seen)
         return seen
@@ -274,7 +276,8 @@ class Recorder:
 
     def guard(self, obj: SymArray, name: str, args: tuple[Any, ...], value: Any) -> None:
         _, t = self.lower(obj)
-        self.instrs.append(Instr("guard", name, (t, *args), expect=value, pure=False))
+        self.instrs.append(Instr("guard", name, (t, *args), expect=value, pure=False,
+                                 site=site()))
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
              pure: bool = True) -> Any:
@@ -305,7 +308,7 @@ class Recorder:
         for s in seen if isinstance(seen, (tuple, list)) else (seen,):
             if isinstance(s, SymArray):
                 self.instrs.append(Instr("shape", None, (Slot(s._slot),), expect=s.shape,
-                                         pure=False))
+                                         pure=False, site=site()))
 
 
 def _same_input(result: Any, args: tuple[Any, ...], plain: tuple[Any, ...]) -> Any:
@@ -315,3 +318,35 @@ def _same_input(result: Any, args: tuple[Any, ...], plain: tuple[Any, ...]) -> A
             if p is result and isinstance(a, SymArray):
                 return a
     return None
+
+
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # autograd_gpu/
+_ROOT = os.path.dirname(os.path.dirname(_PKG))
+# NOTE: frames that only pass a read on (the recorder itself, Tensor's conversions), and those
+# between the package and the step's code (the standard library's context managers, NumPy)
+_PASSING = (os.path.join(_PKG, "_compile") + os.sep, os.path.join(_PKG, "tensor_convert.py"))
+_BETWEEN = (os.path.dirname(os.__file__) + os.sep, os.path.dirname(np.__file__) + os.sep)
+
+
+def site() -> str:
+    """Where a value is read back to Python, for a guard's message: the function of the
+    package that reads it, and the step's line that led there (the innermost frame outside the
+    package, the standard library and NumPy), e.g. ``in DecompBackend.matrix_exp
+    (autograd_gpu/backends/decomp.py:424; the step's line: train.py:12)``."""
+    f: Any = sys._getframe(1)
+    inner = user = None
+    while f is not None and user is None:
+        name = f.f_code.co_filename
+        if not name.startswith(_PKG):
+            if not name.startswith(_BETWEEN):
+                user = f
+        elif inner is None and not name.startswith(_PASSING):
+            inner = f
+        f = f.f_back
+    where = "" if user is None else \
+        f"the step's line: {user.f_code.co_filename}:{user.f_lineno}"
+    if inner is None:
+        return f" ({where})" if where else ""
+    rel = os.path.relpath(inner.f_code.co_filename, _ROOT)
+    return (f" in {inner.f_code.co_qualname} ({rel}:{inner.f_lineno}"
+            + (f"; {where})" if where else ")"))

@@ -67,7 +67,9 @@ class Instr:
     """One recorded call. ``kind``: "call" (``fn(*args, **kwargs)``), "method" (``args[0].fn(...)``,
     ``fn`` a name), "getattr", "getitem", "setitem", "guard" (``args[0]`` read back with ``fn``
     must give ``expect``), "shape" (``args[0].shape`` must be ``expect``), "load", "store",
-    "opaque". ``out``: the result's template (Slot, or tuples of them, or None)."""
+    "opaque". ``out``: the result's template (Slot, or tuples of them, or None). ``site``: where
+    a guard's read happened (``_recorder.site``), for the message when it fails. ``grads_only``:
+    an opaque call that changes no tensor's data but gradients (``zero_grad``)."""
     kind: str
     fn: Any
     args: tuple[Any, ...] = ()
@@ -75,6 +77,8 @@ class Instr:
     out: Any = None
     expect: Any = None
     pure: bool = True
+    site: str = ""
+    grads_only: bool = False
 
 
 class SymArray(np.ndarray):
@@ -191,7 +195,10 @@ for _name in _PROPERTIES:
 
 # NOTE: NumPy functions whose output shape depends on the values (a replay checks the shape)
 _DATA_SHAPED = {np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.extract, np.compress,
-                np.repeat}
+                np.repeat, np.bincount, np.trim_zeros, np.intersect1d, np.setdiff1d, np.union1d,
+                np.setxor1d} | {getattr(np, n) for n in ("unique_all", "unique_counts",
+                                                         "unique_inverse", "unique_values")
+                                if hasattr(np, n)}
 _DATA_SHAPED_METHODS = {"nonzero", "compress", "repeat"}
 # NOTE: NumPy functions whose result holds whatever the memory held (``Recorder._fresh``)
 _EMPTY = {np.empty, np.empty_like}

@@ -104,8 +104,8 @@ class Composite:
 
         Returns True when the result is empty and ``key`` may hold entries NumPy refuses: the
         caller must not index with it (``empty_index`` gives the result). Costs one device-to-host
-        copy of each integer array's extremes, only when the key has one (and of the masks'
-        counts when it meets an empty dimension or result)."""
+        copy (one bool: are the integer arrays' extremes in range), only when the key has one
+        (and of the masks' counts when it meets an empty dimension or result)."""
         n_real = sum(key_width(k) for k in key)
         checked: list[tuple[Array, int, int]] = []  # (array, size of its dimension, ordinal)
         arrays: list[Array] = []
@@ -145,9 +145,11 @@ class Composite:
             return False
         if not kept or no_index():
             return True
-        ends = self.to_host(self.stack([self.stack([k.min(), k.max()]).astype("int64")
-                                        for k, _, _ in checked]))
-        if all(-n <= lo and hi < n for (_, n, _), (lo, hi) in zip(checked, ends.tolist())):
+        inside = None  # NOTE: one bool read back (``_in_range``)
+        for k, n, _ in checked:
+            ok = self._in_range(k, -n, n)
+            inside = ok if inside is None else inside & ok
+        if bool(self.to_host(inside)):
             return False
         # NOTE: PyTorch reports the first entry read: at the first position (C order) of the
         # broadcast index shape where an array is out of range, the first such array.
@@ -178,11 +180,14 @@ class Composite:
         out = self.broadcast_to(self.zeros((), dtype), tuple(stand_in))[tuple(safe)]
         return self.zeros(out.shape, dtype)
 
-    def extremes(self: Any, index: Array) -> tuple[int, int]:
-        """The least and greatest entry of a non-empty integer array, as Python ints, in one
-        device-to-host copy."""
-        least, most = self.to_host(self.stack([index.min(), index.max()]).astype("int64")).tolist()
-        return least, most
+    def _in_range(self: Any, index: Array, lo: int, hi: int) -> Array:
+        """Whether the non-empty integer array ``index`` lies in ``[lo, hi)``: its extremes
+        compared as arrays, a 0-d bool for the caller to read back (a compiled step's replay
+        checks that bool, which holds from batch to batch, where the extremes change)."""
+        least, most = index.min(), index.max()
+        if index.dtype.kind != "i" or index.dtype.itemsize != 8:
+            least, most = least.astype("int64"), most.astype("int64")
+        return (least >= lo) & (most < hi)
 
     def out_of_range(self: Any, index: Array, lo: int, hi: int) -> int | None:
         """The first entry of the integer array ``index`` (in C order) outside ``[lo, hi)``, or
@@ -199,15 +204,13 @@ class Composite:
             cuda_support.CAPTURE[0].defer(bad.any(), flat[bad.argmax()], lo, hi, index)
             return None
         if lo == 0 and index.dtype.kind == "i":
-            # NOTE: a negative entry read unsigned is above any bound: one reduction for both
-            # NOTE: compared as arrays, read back as one bool (a compiled step's replay checks
+            # NOTE: a negative entry read unsigned is above any bound: one reduction for both;
+            # compared as arrays, read back as one bool (a compiled step's replay checks
             # that bool, which holds from batch to batch, not the largest index)
             if bool(self.max(index.view(f"u{index.dtype.itemsize}")) < hi):
                 return None
-        else:
-            least, most = self.extremes(index)
-            if lo <= least and most < hi:
-                return None
+        elif bool(self.to_host(self._in_range(index, lo, hi))):
+            return None
         flat = index.reshape(-1)
         return int(flat[((flat < lo) | (flat >= hi)).argmax()])
 

@@ -20,6 +20,8 @@ _PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353
            129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
            40840800.0, 960960.0, 16380.0, 182.0, 1.0)
 _THETA13 = 5.371920351148152
+# NOTE: the squarings a compiled step records (norms up to 2**8 * theta13, about 1375)
+_SQUARINGS = 8
 
 
 def _batch(s: tuple[int, ...], t: tuple[int, ...]) -> tuple[int, ...]:
@@ -421,7 +423,15 @@ class DecompBackend:
         norm = xp.where(xp.isfinite(norm), norm, 0)
         s = xp.ceil(xp.log2(xp.maximum(norm / _THETA13, 1.0)))
         s = xp.maximum(s, 0).astype("int64")
-        steps = int(s.max()) if s.size else 0
+        from ..compiler import is_compiling
+
+        if s.size and is_compiling() and bool(s.max() <= _SQUARINGS):
+            # NOTE: a compiled step records ``_SQUARINGS`` squarings (those past a matrix's own
+            # leave it as it is) and a check of one bool, which holds while the norms stay in
+            # range, rather than their count, which changes with the values
+            steps = _SQUARINGS
+        else:
+            steps = int(s.max()) if s.size else 0
         x = x * xp.exp2(-s.astype(x.dtype))[..., None, None]
         eye = xp.eye(n, dtype=x.dtype)
         c = _PADE13

@@ -96,11 +96,6 @@ class NumpyBackend(Composite, Families):
         return x
 
     @staticmethod
-    def extremes(index: Array) -> tuple[int, int]:
-        # NOTE: no copy to make on the host: two reductions, without Composite's stack.
-        return int(index.min()), int(index.max())
-
-    @staticmethod
     def from_host(x: np.ndarray) -> Array:
         return x
 

@@ -186,7 +186,7 @@ class ScatterBackend:
     def wrap_negative(self: Any, index: Array, n: int) -> Array:
         """``index`` with its entries in ``[-n, 0)`` moved up by ``n`` (a copy only when it has
         any): PyTorch's reading of a negative position in ``take``, ``put`` and ``index_fill``."""
-        if not index.size or int(index.min()) >= 0:
+        if not index.size or bool(index.min() >= 0):  # NOTE: one bool read back, not the least
             return index
         return self.xp.where(index < 0, index + n, index)
 

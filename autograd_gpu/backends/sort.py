@@ -92,10 +92,14 @@ class SortBackend(SearchBackend):
         bound, so the k largest are all among them), gathered into a padded ``(rows, C)``
         array in order of position; ``_topk_partition`` then picks from those. Rows too short
         for groups, rows with NaN, and bounds that keep too much take it directly."""
+        from ..compiler import is_compiling
+
         xp = self.xp
         r, n = rows.shape
         g = min(64, n // (4 * k))  # the group size; m = n // g >= 4k groups
-        if g < 4:
+        # NOTE: the candidates' count depends on the values: a compiled step records the direct
+        # way (the same indices), whose shapes do not
+        if g < 4 or is_compiling():
             return self._topk_partition(rows, k, largest)
         m = n // g
         head = rows[:, :g * m].reshape(r, g, m)  # group j: elements j, j + m, j + 2m, ...

@@ -203,9 +203,10 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float,  # noqa: 
                       norm_type: float) -> Tensor:
     """The rows of ``input`` that ``indices`` names, scaled in place to norms of at most
     ``max_norm`` (``norm_type``-norms), as ``embedding(..., max_norm=)`` does."""
+    from ..nn._f_embedding import _host_ok
     from ..nn._normalization import _renorm_
 
-    _renorm_(input, indices, max_norm, norm_type)
+    _renorm_(input, _host_ok(indices, input), max_norm, norm_type)
     return input
 
 

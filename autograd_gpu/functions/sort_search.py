@@ -265,7 +265,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     """
     if input.dtype.is_floating_point or input.dtype is dtypes.bool:
         raise _not_implemented("bincount_cpu", input.dtype)
-    if input.ndim != 1 or (input.numel() and int(input.min().item()) < 0):
+    # NOTE: the sign compared as a tensor, one bool read back (a compiled step's guard holds
+    # from batch to batch, where the least value changes)
+    if input.ndim != 1 or (input.numel() and bool(input._data.min() < 0)):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

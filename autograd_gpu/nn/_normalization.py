@@ -10,7 +10,6 @@ from typing import Any, Sequence
 
 from .. import dtypes
 from ..autograd.grad_mode import no_grad
-from ..creation import tensor
 from ..functions.checks import expect_tensor
 from ..functions.manip_views import unfold
 from ..functions.shape import cat
@@ -134,6 +133,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None,  # noqa: A002
         # NOTE: the running statistics are buffers, updated in place without autograd.
         rm = None if running_mean is None else running_mean.detach()
         rv = None if running_var is None else running_var.detach()
+    if isinstance(momentum, Tensor):
+        momentum = momentum._data  # NOTE: BatchNorm's counter (``NativeBatchNorm``)
     return norm_ops.NativeBatchNorm.apply(input, weight, bias, rm, rv, training=training,
                                           momentum=momentum, eps=eps)
 
@@ -453,12 +454,17 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
 
 def _renorm_(weight: Tensor, idx: Any, max_norm: float, norm_type: float) -> None:
     """Rescale, in place, the rows of ``weight`` at ``idx`` whose norm exceeds ``max_norm``
-    (PyTorch's ``embedding_renorm_``: factor ``max_norm / (norm + 1e-7)``)."""
-    rows = sorted({int(i) for i in idx.reshape(-1).tolist()})
-    if not rows:
+    (PyTorch's ``embedding_renorm_``: factor ``max_norm / (norm + 1e-7)``).
+
+    NOTE: every position of ``idx``, repeats included, where PyTorch takes each distinct row
+    once: a repeated row's norm and factor come from the same values, so each of its writes
+    holds the same numbers. No index goes back to Python (a device sync on CUDA, and values
+    that change every call in a compiled step)."""
+    flat = idx.reshape(-1)
+    if flat.size == 0:
         return
     with no_grad():
-        sel = tensor(rows, dtype=dtypes.int64, device=weight.device)
+        sel = Tensor._make(flat.astype("int64", copy=False), weight._device)
         picked = weight.index_select(0, sel)
         norms = picked.abs().pow(norm_type).sum(1).pow(1.0 / norm_type)
         factor = (max_norm / (norms + 1e-7)).where(norms > max_norm, 1.0)

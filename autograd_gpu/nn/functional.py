@@ -200,10 +200,15 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         if tensor.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max()) + 1
-    elif tensor.numel() and int(tensor.max()) >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    if tensor.numel() and int(tensor.min()) < 0:
-        raise RuntimeError("Class values must be non-negative.")
+    if tensor.numel():
+        # NOTE: compared as arrays, one bool read back: a compiled step's replay checks that
+        # bool, which holds from batch to batch, where the extremes change
+        d = tensor._data
+        too_big, negative = d.max() >= num_classes, d.min() < 0
+        if bool(too_big | negative):
+            if bool(too_big):
+                raise RuntimeError("Class values must be smaller than num_classes.")
+            raise RuntimeError("Class values must be non-negative.")
     classes = arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).long()
 

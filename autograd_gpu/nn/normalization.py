@@ -127,10 +127,15 @@ class _BatchNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
+        factor: Any = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
-            factor = 1.0 / int(self.num_batches_tracked) if self.momentum is None else factor
+            if self.momentum is None:
+                # NOTE: the counter itself: ``NativeBatchNorm`` takes 1 / count on the device
+                # (PyTorch's ``1.0 / float(num_batches_tracked)``, the same value) rather than
+                # reading it back to Python (a sync on CUDA; in a compiled step, a value that
+                # changes every call)
+                factor = self.num_batches_tracked
         # NOTE: eval mode without running statistics normalises with the batch ones.
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         use_running = not self.training or self.track_running_stats

@@ -328,9 +328,13 @@ def _first_max(b: Any, parts: list[Any], valid: Any = None) -> tuple[Any, Any]:
 
 def may_hold_nan(b: Any, a: Any) -> bool:
     """Whether ``a`` may hold a NaN: NumPy looks (one cheap pass); other backends answer yes
-    without looking (CuPy would wait for the GPU, meta arrays hold no data), and the caller
-    runs its NaN rule, which changes nothing where there is none."""
-    if b.name == "numpy" and b.ndarray is b.xp.ndarray:
+    without looking (CuPy would wait for the GPU, meta arrays hold no data), and so does a
+    compiled step's recording (its replay then meets a NaN as eager does, where a check of the
+    answer would fail part-way), and the caller runs its NaN rule, which changes nothing where
+    there is none."""
+    from ..compiler import is_compiling
+
+    if b.name == "numpy" and b.ndarray is b.xp.ndarray and not is_compiling():
         return bool(b.xp.isnan(a).any())
     return True
 

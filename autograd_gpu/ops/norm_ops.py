@@ -154,12 +154,13 @@ class NativeBatchNorm(_Normalize):
 
     In training, normalises with the batch statistics and, when running statistics are given,
     updates them in place: ``running = (1 - momentum) * running + momentum * batch``, with the
-    unbiased batch variance, as PyTorch does. In eval mode, normalises with the running ones.
+    unbiased batch variance, as PyTorch does (``momentum`` an integer array: the count of a
+    cumulative average, momentum ``1 / count``). In eval mode, normalises with the running ones.
     """
 
     node_name = "NativeBatchNormBackward0"
 
-    def __init__(self, training: bool, momentum: float, eps: float) -> None:
+    def __init__(self, training: bool, momentum: Any, eps: float) -> None:
         self.batch_stats, self.momentum, self.eps = training, momentum, eps
 
     def forward(self, x: Any, w: Any, bias: Any, running_mean: Any, running_var: Any) -> Any:
@@ -174,8 +175,21 @@ class NativeBatchNorm(_Normalize):
                 n = x.size // x.shape[1]
                 m = self.momentum
                 unbiased = var.reshape(-1) * (n / (n - 1))
-                running_mean[...] = (1 - m) * running_mean + m * mean.reshape(-1)
-                running_var[...] = (1 - m) * running_var + m * unbiased
+                if isinstance(m, (int, float)):
+                    running_mean[...] = (1 - m) * running_mean + m * mean.reshape(-1)
+                    running_var[...] = (1 - m) * running_var + m * unbiased
+                else:
+                    # NOTE: ``m`` is BatchNorm's counter (0-d int64, kept on the device): the
+                    # cumulative average's factor 1 / count and ``1 - factor`` in float64 (as
+                    # PyTorch's Python floats), each cast to the dtype of what it multiplies
+                    # (``dtype=``), as NumPy casts a Python float there (the same numbers)
+                    mul = b.xp.multiply
+                    m = 1.0 / m
+                    keep = 1 - m
+                    running_mean[...] = (mul(keep, running_mean, dtype=running_mean.dtype)
+                                         + mul(m, mean.reshape(-1), dtype=mean.dtype))
+                    running_var[...] = (mul(keep, running_var, dtype=running_var.dtype)
+                                        + mul(m, unbiased, dtype=unbiased.dtype))
         else:
             # NOTE: copies, so that a later in-place update of the buffers cannot change what
             # backward reads.

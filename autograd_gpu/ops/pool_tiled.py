@@ -126,8 +126,13 @@ def forward(b: Any, x: Any, kernel: Pair, out_hw: Pair) -> tuple[Any, Any, Any]:
     used = x if (ho * kh, wo * kw) == (h, w) else xp.ascontiguousarray(
         x[:, :, :ho * kh, :wo * kw])
     planes = _planes(xp, used, kh, kw, wo)
-    best, row, col = _pick(xp, planes, False)
-    if xp.isnan(best).any():  # NOTE: maxima carry NaN through: a NaN is in some window
+    from ..compiler import is_compiling
+
+    # NOTE: a compiled step records the NaN rule (the same picks where there is no NaN) rather
+    # than a check its replay could fail part-way
+    nan = is_compiling()
+    best, row, col = _pick(xp, planes, nan)
+    if not nan and xp.isnan(best).any():  # NOTE: maxima carry NaN through: a NaN in a window
         best, row, col = _pick(xp, planes, True)
     glob, local = _bases(b, n * c, h, w, kh, kw, ho, wo)
     if row is None:

@@ -172,7 +172,16 @@ def _stash_rng(args: tuple[Any, ...]) -> list[tuple[Any, Any]]:
     for a in args:
         if isinstance(a, Tensor) and a._device not in devices:
             devices.append(a._device)
-    return [(dev, _random.default_generator(dev).get_state()) for dev in devices]
+    return [(dev, _rng_get(_random.default_generator(dev))) for dev in devices]
+
+
+def _rng_get(gen: Any) -> Any:
+    """``gen``'s state, to give back to ``_rng_set`` (a compiled step records the pair)."""
+    return gen.get_state()
+
+
+def _rng_set(gen: Any, state: Any) -> None:
+    gen.set_state(state)
 
 
 @contextlib.contextmanager
@@ -182,14 +191,14 @@ def _rng_replay(states: list[tuple[Any, Any]] | None) -> Any:
         yield
         return
     gens = [(_random.default_generator(dev), state) for dev, state in states]
-    current = [g.get_state() for g, _ in gens]
+    current = [_rng_get(g) for g, _ in gens]
     for g, state in gens:
-        g.set_state(state)
+        _rng_set(g, state)
     try:
         yield
     finally:
         for (g, _), state in zip(gens, current):
-            g.set_state(state)
+            _rng_set(g, state)
 
 
 # ---- non-reentrant ------------------------------------------------------------------------------

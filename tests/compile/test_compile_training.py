@@ -5,7 +5,7 @@ layer, an embedding + GRU, and the usual extras of a step (clipping, accumulatio
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -355,8 +355,9 @@ def _closure_state() -> Setup:
     return Setup(step, [model], [opt])
 
 
-def _mode_switch() -> Setup:
-    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Dropout(0.5), nn.Linear(16, 4))
+def _mode_switch(momentum: float | None = 0.1) -> Setup:
+    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16, momentum=momentum), nn.Dropout(0.5),
+                          nn.Linear(16, 4))
     opt = ag.optim.SGD(model.parameters(), lr=0.1)
 
     def step(x: Any, y: Any) -> Any:
@@ -500,21 +501,24 @@ OPS = {
 }
 
 
+def op_step(op: Callable[[Any, Any], Any], shape: tuple[int, int] = (4, 8)) -> Setup:
+    """A parameter ``w`` of ``shape`` trained by SGD on the loss ``op(w, x)``."""
+    holder = nn.Module()
+    holder.w = nn.Parameter(ag.ones(*shape) + 0.1 * ag.randn(*shape))
+    opt = ag.optim.SGD(holder.parameters(), lr=1e-3)
+
+    def step(x: Any) -> Any:
+        opt.zero_grad()
+        loss = op(holder.w, x)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    return Setup(step, [holder], [opt])
+
+
 @pytest.mark.parametrize("name", list(OPS))
 def test_ops_in_a_step(name: str) -> None:
-    def make() -> Setup:
-        holder = nn.Module()
-        holder.w = nn.Parameter(ag.ones(4, 8) + 0.1 * ag.randn(4, 8))
-        opt = ag.optim.SGD(holder.parameters(), lr=1e-3)
-
-        def step(x: Any) -> Any:
-            opt.zero_grad()
-            loss = OPS[name](holder.w, x)
-            loss.backward()
-            opt.step()
-            return loss.detach()
-
-        return Setup(step, [holder], [opt])
-
     rng = np.random.default_rng(11)
-    replays(make, [(rng.standard_normal((4, 8)).astype(np.float32),) for _ in range(5)])
+    replays(lambda: op_step(OPS[name]),
+            [(rng.standard_normal((4, 8)).astype(np.float32),) for _ in range(5)])
