@@ -15,9 +15,12 @@ check, replay); ``torch_eager``; ``torch_compile_<backend>`` (``torch.compile(st
 backend=...)``; each backend is first tried in a subprocess with a time limit and reported as not
 run, with the reason, when it fails or is too slow to compile here; the row gives the seconds its
 first calls took there, compilation included, with inductor's on-disk cache warm from earlier
-runs unless ``--cold-compile``). PyTorch starts from our initial weights. When a real CUDA GPU is
-present, ``ours_eager_cuda`` and ``torch_eager_cuda`` rows are added for the step cases (compile
-is CPU-only for now).
+runs unless ``--cold-compile``). PyTorch starts from our initial weights. The step cases also get
+``ours_compiled_module``: the module compiled and the step eager (``model = compile(model)``;
+forward and backward replayed, the optimizer eager). When a real CUDA GPU is present, the step
+cases get ``ours_eager_cuda`` and ``torch_eager_cuda``, and the whole step as one CUDA graph:
+``ours_compiled_cuda`` (``compile`` on CUDA tensors) and ``torch_cudagraph_cuda`` (PyTorch's
+``torch.cuda.graph`` whole-network capture), both with ``Adam(capturable=True)``.
 
 Before timing, each case is checked: eager and compiled runs from the same seed give bit-for-bit
 the same losses, parameters, gradients and optimizer state, and ``explain()`` shows no breaks.
@@ -105,7 +108,8 @@ class Workload:
     steps or epochs with the step function ``fn`` (the eager ``step`` or a compiled one)."""
 
     def __init__(self, m: Any, case: Case, device: str = "cpu", seed: int = 0,
-                 weights_from: Workload | None = None) -> None:
+                 weights_from: Workload | None = None, compile_model: bool = False,
+                 capturable: bool = False) -> None:
         import numpy as np
         from bench_mlp import _mlp
 
@@ -118,9 +122,11 @@ class Workload:
             with m.no_grad():
                 for p, q in zip(weights_from.model.parameters(), model.parameters()):
                     q.copy_(m.tensor(p.detach().cpu().numpy(), device=device))
-        opt = m.optim.Adam(model.parameters(), lr=1e-3) if case.opt == "adam" else \
-            m.optim.SGD(model.parameters(), lr=0.01)
+        opt = m.optim.Adam(model.parameters(), lr=1e-3, capturable=capturable) \
+            if case.opt == "adam" else m.optim.SGD(model.parameters(), lr=0.01)
         self.model, self.opt = model, opt
+        # NOTE: ``compile_model``: the module compiled, the step eager (backward outside it)
+        call = m.compile(model) if compile_model else model
         F = m.nn.functional
         if case.samples:
             from sklearn.datasets import load_digits
@@ -136,7 +142,7 @@ class Workload:
 
             def epoch_step(xb: Any, yb: Any) -> Any:
                 opt.zero_grad()
-                loss = loss_fn(model(xb), yb)
+                loss = loss_fn(call(xb), yb)
                 loss.backward()
                 opt.step()
                 return loss
@@ -150,7 +156,7 @@ class Workload:
 
             def step() -> Any:
                 opt.zero_grad()
-                loss = F.cross_entropy(model(xs), ys)
+                loss = F.cross_entropy(call(xs), ys)
                 loss.backward()
                 opt.step()
                 return loss
@@ -226,6 +232,13 @@ def check_exact(case: Case, steps: int = CHECK_STEPS, with_torch: bool = True
         "breaks": len(ex.break_reasons), "break_reasons": ex.break_reasons,
         "signatures": ex.signatures, "replaying": ex.replaying, "replayed_calls": replays,
         "ops_recorded": ex.ops_recorded, "ops_replayed": ex.ops_replayed}
+    if not case.samples:
+        # NOTE: the module compiled, backward outside it (forward and backward programs)
+        mod = Workload(ag, case, compile_model=True)
+        got_m = [v.item() for v in mod.losses(mod.step, n)]
+        row["module_losses_identical"] = _bits([np.asarray(want, np.float32)]) \
+            == _bits([np.asarray(got_m, np.float32)])
+        row["module_params_identical"] = _state(mod)["params"] == s1["params"]
     row["exact"] = all(row[k] for k in row if k.endswith("_identical")) and not row["breaks"] \
         and replays > 0
     if with_torch:
@@ -396,10 +409,21 @@ def run_case(case: Case, rounds: int, backends: tuple[str, ...], timeout: float,
                 why = f"failed in process: {type(e).__name__}: {str(e)[:200]}"
         rows.append({"case": case.name, "variant": name, "device": "cpu", "status": "not run",
                      "reason": why})
+    if not case.samples:
+        om = Workload(ag, case, compile_model=True)
+        fns["ours_compiled_module"] = (om, om.step)
     if not case.samples:  # NOTE: the epoch case's DataLoader makes CPU batches
         for lib in cuda:
             w = Workload(ag if lib == "ours" else torch, case, device="cuda", weights_from=ours)
             fns[f"{lib}_eager_cuda"] = (w, w.step)
+            # NOTE: the whole step as one CUDA graph: ours through compile, PyTorch's through
+            # torch.cuda.graph (its documented whole-network capture); Adam capturable in both
+            w = Workload(ag if lib == "ours" else torch, case, device="cuda", weights_from=ours,
+                         capturable=True)
+            if lib == "ours":
+                fns["ours_compiled_cuda"] = (w, ag.compile(w.step))
+            else:
+                fns["torch_cudagraph_cuda"] = (w, _torch_graphed(torch, w))
     units = {}
     for name, (w, fn) in fns.items():
         # NOTE: warm-up: the compiled step records and checks each signature, then replays
@@ -444,6 +468,27 @@ def run_case(case: Case, rounds: int, backends: tuple[str, ...], timeout: float,
         rows.append({"case": case.name, "kind": "breakdown",
                      **{k: round(v, 1) for k, v in parts.items()}})
     return rows
+
+
+def _torch_graphed(torch: Any, w: Workload) -> Callable[[], Any]:
+    """PyTorch's whole-step CUDA graph (its documented recipe): warm-up on a side stream, one
+    capture, then each call is ``g.replay()`` returning the static loss."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            w.step()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    w.opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(g):
+        loss = w.step()
+
+    def replay() -> Any:
+        g.replay()
+        return loss
+
+    return replay
 
 
 # ---- report ------------------------------------------------------------------------------------
@@ -555,7 +600,7 @@ def main(argv: list[str] | None = None, cases: dict[str, Case] | None = None) ->
     info, commit = machine(), git_commit()
     cuda, notes = cuda_rows()
     if notes:
-        notes = [f"No CUDA rows for {'; '.join(notes)}. The compiled path is CPU-only for now."]
+        notes = [f"No CUDA rows for {'; '.join(notes)}."]
     rows: list[dict[str, Any]] = []
     for name in args.cases:
         case = table[name]
