@@ -35,7 +35,10 @@ def test_quick_run_rows_and_report(tmp_path: Path, capsys: pytest.CaptureFixture
         assert check["grads_identical"] and check["optimizer_state_identical"]
         assert check["replayed_calls"] > 0 and check["torch_loss_max_rel_diff"] < 1e-5
         variants = {r["variant"]: r for r in mine if "variant" in r}
-        assert set(variants) == {"ours_eager", "ours_compiled", "torch_eager"}
+        module = set() if case.samples else {"ours_compiled_module"}
+        assert set(variants) == {"ours_eager", "ours_compiled", "torch_eager"} | module
+        if not case.samples:
+            assert check["module_losses_identical"] and check["module_params_identical"]
         for r in variants.values():
             assert r["ms"] > 0 and r["cpu_ms"] >= 0 and r["min_ms"] <= r["ms"]
             assert r["unit"] == case.unit and r["device"] == "cpu"

@@ -56,6 +56,10 @@ class _Entry:
     calls: int = 0
     aot: _aot.Aot | None = None  # NOTE: a result whose backward runs outside the call
     graphed: _graphed.Graphed | None = None  # NOTE: a CUDA step, captured as a CUDA graph
+    # NOTE: the optimizers' hyper-parameters when recorded; safe: a replay with other values of
+    # those the signature counts by kind (lr, betas) was checked against eager
+    hypers: Any = None
+    hyper_safe: bool = False
 
 
 @dataclass
@@ -98,6 +102,30 @@ def reset_all() -> None:
     for f in list(_ALL):
         f._entries.clear()
         f._limit_hit = False
+        f._pin_hypers = False
+
+
+def _by_kind(found: Any) -> list[tuple[dict[str, Any], str, Any]]:
+    """(group, key, value) of the optimizers' hyper-parameters the signature counts by kind
+    only (``_state.signature``): those a replay reads afresh, or whose step is called again."""
+    out = []
+    for opt in found.optimizers:
+        recordable = getattr(opt, "_recordable", None)
+        live = getattr(opt, "_live_hypers", ()) if recordable is not None and recordable() \
+            else None
+        for g in opt.param_groups:
+            out += [(g, k, v) for k, v in g.items()
+                    if k != "params" and (live is None or k in live)]
+    return out
+
+
+def _moved(hypers: list[tuple[dict[str, Any], str, Any]]) -> bool:
+    """Whether a hyper-parameter of ``_by_kind`` changed since (a scheduler moved it)."""
+    for g, k, v in hypers:
+        cur = g.get(k)
+        if cur is not v and cur != v:
+            return True
+    return False
 
 
 class CompiledFunction:
@@ -108,6 +136,7 @@ class CompiledFunction:
         self._fn = fn
         self._fullgraph = fullgraph
         self._cudagraphs = cudagraphs
+        self._pin_hypers = False  # NOTE: every hyper-parameter in the signature (_hyper_check)
         self._owner = owner  # NOTE: a compiled module's forward: the module, for discovery
         self._entries: dict[Any, _Entry] = {}
         self._warned: set[str] = set()
@@ -126,7 +155,7 @@ class CompiledFunction:
         tensors = _state.tensors_of(found)
         key = _state.signature(found, tensors, args, kwargs)
         cuda = _graphed.on_cuda(tensors, args, kwargs)
-        if cuda:
+        if cuda or self._pin_hypers:
             key = (key, _graphed.hypers(found))
         entry = self._entries.get(key)
         if entry is None:
@@ -158,6 +187,8 @@ class CompiledFunction:
             return self._check(entry, found, tensors, args, kwargs)
         if entry.aot is not None and entry.aot.fwd is None:
             return self._backward_pending(key, entry, found, args, kwargs)
+        if not entry.hyper_safe and _moved(entry.hypers):
+            return self._hyper_check(entry, found, tensors, args, kwargs)
         return self._replay(entry, args, kwargs)
 
     def _capture_graph(self, entry: _Entry, found: Any, tensors: list[Tensor],
@@ -210,7 +241,8 @@ class CompiledFunction:
             self._entries[key] = _Entry("eager", cause=cause)
             self._warn(f"{self._name()} runs eagerly: {cause}")
         else:
-            entry = self._entries[key] = _Entry("check", trace.program)
+            entry = self._entries[key] = _Entry("check", trace.program,
+                                                hypers=_by_kind(found))
             if trace.diff:
                 return self._capture(entry, trace, result)
         return result
@@ -249,6 +281,39 @@ class CompiledFunction:
 
     def _check(self, entry: _Entry, found: Any, tensors: list[Tensor], args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> Any:
+        moved = entry.hypers is not None and _moved(entry.hypers)
+        result, cause = self._compare(entry, found, tensors, args, kwargs)
+        if cause is not None and moved:
+            self._pin()  # NOTE: a learning rate moved since the recording (_hyper_check)
+        elif cause is not None:
+            self._give_up(entry, cause)
+        else:
+            entry.state = "replay"
+            entry.hyper_safe = moved
+        return result
+
+    def _hyper_check(self, entry: _Entry, found: Any, tensors: list[Tensor],
+                     args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The first call whose optimizer hyper-parameters (a learning rate a scheduler moved)
+        differ from the recorded call's: checked as the second call is. A recording that reads
+        them where the replay keeps them as constants (the step computing with ``lr``, or
+        returning it) differs here: from now on this function's signatures hold every
+        hyper-parameter by value (each learning rate records anew), no warning."""
+        result, cause = self._compare(entry, found, tensors, args, kwargs)
+        if cause is None:
+            entry.hyper_safe = True
+        else:
+            self._pin()
+        return result
+
+    def _pin(self) -> None:
+        self._pin_hypers = True
+        self._entries.clear()
+
+    def _compare(self, entry: _Entry, found: Any, tensors: list[Tensor], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> tuple[Any, str | None]:
+        """(the eager result, None) when one replay on a snapshot, undone, changes everything
+        bit for bit as the eager call then does; else (the eager result, what differed)."""
         snap = _state.Snapshot(found, tensors)
         cause: str | None = None
         try:
@@ -265,11 +330,7 @@ class CompiledFunction:
                                                                                 result))
             if diff is not None:
                 cause = f"the replay's {diff} differs from the eager step's"
-        if cause is not None:
-            self._give_up(entry, cause)
-        else:
-            entry.state = "replay"
-        return result
+        return result, cause
 
     def _replay(self, entry: _Entry, args: tuple[Any, ...], kwargs: dict[str, Any],
                 fallback: bool = True) -> Any:
