@@ -42,76 +42,120 @@ class Found:
 
 
 _VALUES = (int, float, complex, str, bytes, bool, np.generic)
+# NOTE: exact types whose instances cannot take attributes (the scheduler test below is about
+# attributes): a ``Reads`` need not test them again
+_NO_ATTRS = frozenset({list, tuple, dict, set, frozenset, np.ndarray})
 
 
-def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
-    """The state ``fn(*args, **kwargs)`` can reach (module docstring)."""
-    found = Found()
-    seen: set[int] = set()
+def _scheduler_like(obj: Any) -> bool:
+    """A scheduler by its looks: an ``optimizer`` attribute holding an optimizer, and ``step``."""
+    return hasattr(obj, "optimizer") and hasattr(obj, "step") and isinstance(
+        getattr(obj, "optimizer", None), Optimizer)
 
-    def visit(obj: Any, depth: int) -> None:
+
+class Walk:
+    """``discover``'s walk (``found``: what it found so far). ``reads``, when given, notes what
+    the walk read through (containers, attributes, closure cells, globals, the scheduler
+    tests), so that a later call can tell that the walk would find the same (``_memo``)."""
+
+    def __init__(self, reads: Any = None) -> None:
+        self.found = Found()
+        self.seen: set[int] = set()
+        self.reads = reads
+
+    def target(self, fn: Any) -> None:
+        """The state a compiled function (or module) reaches by itself, arguments aside."""
+        if isinstance(fn, Module):
+            self.visit(fn, 1)
+        else:
+            self.visit_function(fn, 1)
+
+    def visit(self, obj: Any, depth: int) -> None:
+        found = self.found
         if obj is None or isinstance(obj, _VALUES):
             # NOTE: a recording keeps the Python values the step computed with: the signature
             # holds every one the step can reach (a changed one retraces)
             found.values.append(obj)
             return
-        if id(obj) in seen:
+        if id(obj) in self.seen:
             return
-        seen.add(id(obj))
+        self.seen.add(id(obj))
+        reads = self.reads
         if isinstance(obj, Tensor):
             found.tensors.append(obj)
         elif isinstance(obj, Module):
             found.modules.append(obj)
         elif isinstance(obj, Optimizer):
             found.optimizers.append(obj)
-        elif isinstance(obj, (LRScheduler,)) or hasattr(obj, "optimizer") and hasattr(
-                obj, "step") and isinstance(getattr(obj, "optimizer", None), Optimizer):
+        elif isinstance(obj, LRScheduler) or self._scheduler_like(obj):
             found.schedulers.append(obj)
-            visit(obj.optimizer, depth)
+            if reads is not None:
+                reads.attr(obj, "optimizer")
+            self.visit(obj.optimizer, depth)
         elif isinstance(obj, Generator):
             found.generators.append(obj)
         elif isinstance(obj, (list, tuple, set, frozenset)):
+            if reads is not None and type(obj) is not tuple and type(obj) is not frozenset:
+                reads.items(obj)
             if len(obj) <= _LIMIT:
                 for o in obj:
-                    visit(o, depth)
+                    self.visit(o, depth)
         elif isinstance(obj, dict):
+            if reads is not None:
+                reads.values(obj)
             if len(obj) <= _LIMIT:
                 for o in obj.values():
-                    visit(o, depth)
+                    self.visit(o, depth)
         elif isinstance(obj, (types.FunctionType, types.MethodType)):
             if depth > 0:
-                visit_function(obj, depth - 1)
+                self.visit_function(obj, depth - 1)
         elif isinstance(obj, np.ndarray) or isinstance(obj, type) or isinstance(
                 obj, types.ModuleType):
             return
         elif depth > 0 and hasattr(obj, "__dict__"):
-            visit(vars(obj), depth - 1)
+            if reads is not None:
+                reads.attr(obj, "__dict__")
+            self.visit(vars(obj), depth - 1)
 
-    def visit_function(f: Any, depth: int) -> None:
+    def _scheduler_like(self, obj: Any) -> bool:
+        like = _scheduler_like(obj)
+        if self.reads is not None and type(obj) not in _NO_ATTRS:
+            self.reads.test(obj, like)
+        return like
+
+    def visit_function(self, f: Any, depth: int) -> None:
         if isinstance(f, types.MethodType):
-            visit(f.__self__, depth + 1)
+            self.visit(f.__self__, depth + 1)
             f = f.__func__
         if not isinstance(f, types.FunctionType):
             return
+        reads = self.reads
+        g = f.__globals__
+        names = global_names(f.__code__)
+        if reads is not None:
+            for name in ("__code__", "__defaults__", "__kwdefaults__"):
+                reads.attr(f, name)
+            reads.cells_of(f.__closure__ or ())
+            reads.globals(g, names)
         for cell in f.__closure__ or ():
             try:
-                visit(cell.cell_contents, depth)
+                self.visit(cell.cell_contents, depth)
             except ValueError:  # NOTE: an empty cell
                 pass
-        visit(f.__defaults__, depth)
-        visit(f.__kwdefaults__, depth)
-        g = f.__globals__
-        for name in global_names(f.__code__):
+        self.visit(f.__defaults__, depth)
+        self.visit(f.__kwdefaults__, depth)
+        for name in names:
             if name in g:
-                visit(g[name], depth)
+                self.visit(g[name], depth)
 
-    if isinstance(fn, Module):
-        visit(fn, 1)
-    else:
-        visit_function(fn, 1)
-    visit(args, 1)
-    visit(kwargs, 1)
-    return found
+
+def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
+    """The state ``fn(*args, **kwargs)`` can reach (module docstring)."""
+    walk = Walk()
+    walk.target(fn)
+    walk.visit(args, 1)
+    walk.visit(kwargs, 1)
+    return walk.found
 
 
 @functools.lru_cache(maxsize=256)
@@ -124,10 +168,11 @@ def global_names(code: types.CodeType) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def tensors_of(found: Found) -> list[Tensor]:
+def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
     """Every tensor the step's state holds: parameters and buffers, the optimizers'
     parameters, loose tensors; each once, in a fixed order (every call: cheap, and what the
-    signature's identity guard reads)."""
+    signature's identity guard reads). ``reads``: as ``Walk``'s, for the tables and the
+    optimizers' groups and state read here (and by ``signature``)."""
     out: list[Tensor] = []
     seen: set[int] = set()
 
@@ -141,6 +186,12 @@ def tensors_of(found: Found) -> list[Tensor]:
         if id(m) in mods:
             return
         mods.add(id(m))
+        if reads is not None:
+            # NOTE: the signature reads the modules' plain attributes, names and values
+            reads.attr(m, "__dict__")
+            reads.values(m.__dict__, keys=True)
+            for table in (m._parameters, m._buffers, m._modules):
+                reads.values(table)
         for t in m._parameters.values():
             add(t)
         for t in m._buffers.values():
@@ -153,6 +204,16 @@ def tensors_of(found: Found) -> list[Tensor]:
     for m in found.modules:
         walk(m, mods)
     for opt in found.optimizers:
+        if reads is not None:
+            reads.attr(opt, "param_groups")
+            reads.attr(opt, "state")
+            reads.items(opt.param_groups)
+            for group in opt.param_groups:
+                reads.values(group, keys=True)
+                reads.items(group["params"])
+            reads.values(opt.state)
+            for st in opt.state.values():
+                reads.values(st)
         for group in opt.param_groups:
             for p in group["params"]:
                 add(p)
@@ -166,7 +227,7 @@ def tensors_of(found: Found) -> list[Tensor]:
 
 
 def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
-              kwargs: dict[str, Any]) -> tuple[Any, ...]:
+              kwargs: dict[str, Any]) -> Key:
     """What a replay of this step assumes (module docstring): equal signatures, one recording."""
     sig: list[Any] = [STATE.grad_enabled, getattr(STATE, "inference", False)]
     given = {id(t) for _, t in leaves((args, kwargs)) if isinstance(t, Tensor)}
@@ -197,7 +258,24 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
     sig.append(tuple(found.values))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
-    return tuple(sig)
+    return Key(tuple(sig))
+
+
+class Key:
+    """A signature (``sig``) whose hash is computed once: a compiled call looks it up on every
+    call, and ``_memo`` hands the previous call's back while nothing changed."""
+    __slots__ = ("sig", "_hash")
+
+    def __init__(self, sig: tuple[Any, ...]) -> None:
+        self.sig = sig
+        self._hash = hash(sig)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Key and self._hash == other._hash
+                                 and self.sig == other.sig)
 
 
 def _hyper(v: Any) -> Any:

@@ -1,0 +1,252 @@
+"""What a replay assumes, changed between calls of a compiled step (outside it): each change
+gives the eager step's numbers bit for bit (a new signature records again, or the call runs
+eagerly), also after a call reused the previous call's signature (``_compile._memo``); and
+the reuse happens while nothing changes."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import autograd_gpu as ag
+from autograd_gpu._compile import _memo
+from tests.compile._steps import Setup, batches, compare
+
+nn = ag.nn
+BATCHES = batches(9, (16, 8), 4, seed=5)
+_GAIN = 1.0
+
+
+class _Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1, self.drop, self.fc2 = nn.Linear(8, 16), nn.Dropout(0.25), nn.Linear(16, 4)
+        self.temperature = 1.0
+
+    def forward(self, x: Any) -> Any:
+        return self.fc2(self.drop(self.fc1(x).relu())) / self.temperature
+
+
+class _Config:
+    def __init__(self) -> None:
+        self.scale = 1.0
+
+
+def _setup(change: Callable[..., None], at: tuple[int, ...] = (4,), opt_name: str = "Adam",
+           zero_grad: bool = True) -> Callable[[], Setup]:
+    """An MLP step (dropout, a plain attribute, a closure tensor, an object, a list and a global
+    read in it) whose state ``change(state)`` alters after the calls numbered in ``at``."""
+    def make() -> Setup:
+        global _GAIN
+        _GAIN = 1.0
+        model = _Net()
+        opt = getattr(ag.optim, opt_name)(model.parameters(), lr=1e-2)
+        bias = ag.arange(1.0, 5.0) * 0.1
+        cfg = _Config()
+        extra = [nn.Parameter(ag.ones(1))]
+        holder = nn.Module()  # NOTE: so that the snapshots hold extra[0] and its grad
+        holder.gain = extra[0]
+        calls = [0]
+        state: dict[str, Any] = {"model": model, "opt": opt, "bias": bias, "cfg": cfg,
+                                 "extra": extra}
+
+        def step(x: Any, y: Any, shift: float = 0.0) -> Any:
+            if zero_grad:
+                opt.zero_grad()
+            out = model(x) * extra[0] + bias * cfg.scale * _GAIN + shift
+            loss = nn.functional.cross_entropy(out, y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        state["step"] = step
+
+        def after(_: Any) -> None:
+            calls[0] += 1
+            if calls[0] in at:
+                change(state)
+
+        return Setup(step, [model, holder], [opt], after=after)
+
+    return make
+
+
+def _replace_param(s: dict[str, Any]) -> None:
+    m = s["model"]
+    new = nn.Parameter(m.fc1.weight.detach() * 0.5)
+    m.fc1.weight = new
+    s["opt"].param_groups[0]["params"][0] = new
+
+
+def _replace_param_in_module_only(s: dict[str, Any]) -> None:
+    s["model"].fc2.bias = nn.Parameter(s["model"].fc2.bias.detach() + 1)
+
+
+def _grad_to_none(s: dict[str, Any]) -> None:
+    s["model"].fc1.weight.grad = None
+
+
+def _grad_replaced(s: dict[str, Any]) -> None:
+    s["extra"][0].grad = ag.full((1,), 0.5)
+
+
+def _grad_transposed(s: dict[str, Any]) -> None:
+    w = s["model"].fc2.weight
+    w.grad = w.grad.t().contiguous().t()  # NOTE: the same values, column-major
+
+
+def _resize(s: dict[str, Any]) -> None:
+    s["bias"].resize_(1)
+
+
+def _reshape_array_in_place(s: dict[str, Any]) -> None:
+    s["bias"].numpy().shape = (1, 4)  # NOTE: the same array object, another shape
+
+
+def _data_replaced(s: dict[str, Any]) -> None:
+    s["bias"].data = ag.arange(4.0)  # NOTE: the same shape and dtype, another array
+
+
+def _data_dtype(s: dict[str, Any]) -> None:
+    s["bias"].data = ag.arange(4, dtype=ag.float64)
+
+
+def _requires_grad_off(s: dict[str, Any]) -> None:
+    s["model"].fc1.bias.requires_grad_(False)
+
+
+def _eval(s: dict[str, Any]) -> None:
+    s["model"].eval()
+
+
+def _train_toggle(s: dict[str, Any]) -> None:
+    s["model"].train(not s["model"].training)
+
+
+def _add_param_group(s: dict[str, Any]) -> None:
+    s["opt"].add_param_group({"params": s["extra"], "lr": 0.1})
+
+
+def _attribute(s: dict[str, Any]) -> None:
+    s["model"].temperature = 2.0
+
+
+def _dropout_p(s: dict[str, Any]) -> None:
+    s["model"].drop.p = 0.5
+
+
+def _object_attribute(s: dict[str, Any]) -> None:
+    s["cfg"].scale = 3.0
+
+
+def _list_item(s: dict[str, Any]) -> None:
+    s["extra"][0] = nn.Parameter(ag.full((1,), 2.0))
+
+
+def _global(s: dict[str, Any]) -> None:
+    global _GAIN
+    _GAIN = 0.5
+
+
+def _weight_decay(s: dict[str, Any]) -> None:
+    s["opt"].param_groups[0]["weight_decay"] = 0.1
+
+
+def _lr(s: dict[str, Any]) -> None:
+    s["opt"].param_groups[0]["lr"] *= 0.5
+
+
+def _lr_zero(s: dict[str, Any]) -> None:
+    s["opt"].param_groups[0]["lr"] = 0.0
+
+
+def _state_reset(s: dict[str, Any]) -> None:
+    s["opt"].state.clear()
+
+
+def _default_arg(s: dict[str, Any]) -> None:
+    s["step"].__defaults__ = (0.5,)
+
+
+def _submodule(s: dict[str, Any]) -> None:
+    s["model"].drop = nn.Identity()
+
+
+CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "replace-param": _replace_param, "replace-param-in-module": _replace_param_in_module_only,
+    "grad-none": _grad_to_none, "grad-replaced": _grad_replaced, "grad-layout": _grad_transposed,
+    "resize": _resize, "array-shape-in-place": _reshape_array_in_place,
+    "data-replaced": _data_replaced, "data-dtype": _data_dtype,
+    "requires-grad-off": _requires_grad_off, "eval": _eval, "train-toggle": _train_toggle,
+    "add-param-group": _add_param_group, "attribute": _attribute, "dropout-p": _dropout_p,
+    "object-attribute": _object_attribute, "list-item": _list_item, "global": _global,
+    "weight-decay": _weight_decay, "lr": _lr, "lr-zero": _lr_zero, "state-reset": _state_reset,
+    "default-arg": _default_arg, "submodule": _submodule,
+}
+
+
+@pytest.mark.parametrize("name", list(CHANGES))
+def test_a_change_between_calls_keeps_the_eager_numbers(name: str) -> None:
+    global _GAIN
+    try:
+        # NOTE: without zero_grad, the gradients present before a call are part of the step
+        compare(_setup(CHANGES[name], at=(4, 6) if "toggle" in name else (4,),
+                       zero_grad=not name.startswith("grad")), BATCHES)
+    finally:
+        _GAIN = 1.0
+
+
+def test_changes_during_the_check_call_and_sgd() -> None:
+    """Changes right after the recorded call (the next call is the checked one), on SGD."""
+    def change(s: dict[str, Any]) -> None:
+        _replace_param(s)
+        _eval(s)
+        _requires_grad_off(s)
+
+    compare(_setup(change, at=(1, 2), opt_name="SGD"), BATCHES)
+
+
+def test_the_previous_signature_is_reused_while_nothing_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Steady replays take no full walk; each change takes one (and a new signature)."""
+    walks: list[int] = []
+    walk = _memo.Memo._walk
+
+    def counted(self: Any, *a: Any) -> Any:
+        walks.append(1)
+        return walk(self, *a)
+
+    monkeypatch.setattr(_memo.Memo, "_walk", counted)
+    _, step = compare(_setup(lambda s: None, at=()), BATCHES)
+    # NOTE: the recorded call, the first step's new optimizer state, the check's restored state
+    assert len(walks) <= 3, len(walks)
+    walks.clear()
+    _, step = compare(_setup(_attribute, at=(5,)), BATCHES)
+    # NOTE: the change, then the check of the new signature restores the optimizer state
+    assert len(walks) <= 5 and step.explain().signatures == 2, (len(walks), step.explain())
+
+
+def test_arguments_that_change_kind_or_alias_the_state() -> None:
+    """A parameter passed as the argument (its place moves in the signature), a float that
+    becomes an int, and a tensor argument of another dtype."""
+    model = nn.Linear(4, 4)
+    w = model.weight
+
+    def step(x: Any, k: Any) -> Any:
+        return (model(x) * k).sum().detach()
+
+    compiled = ag.compile(step)
+    xs = [ag.ones(4, 4), ag.ones(4, 4), w, w, ag.ones(4, 4, dtype=ag.float64), ag.ones(4, 4)]
+    ks = [1.5, 1.5, 1.5, 2, 2, 2.0]
+    with ag.no_grad():
+        for x, k in zip(xs, ks):
+            try:
+                a = step(x, k)
+            except RuntimeError as e:
+                with pytest.raises(RuntimeError, match=str(e).split("(")[0][:30]):
+                    compiled(x, k)
+                continue
+            b = compiled(x, k)
+            assert a.dtype == b.dtype and np.array_equal(a.numpy(), b.numpy())
