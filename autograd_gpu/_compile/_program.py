@@ -232,6 +232,7 @@ class Program:
         self.instrs, early = hoist_checks(prune(instrs, set(_slots_in(outputs))))
         self.n_recorded = len(instrs)
         self._globals: dict[str, Any] = {"_eq": _eq, "_fail": self._fail}
+        self._named: dict[int, str] = {}
         self.buffers, self._into = plan(self.instrs, set(_slots_in(outputs)), meta or {})
         self._guards: list[str] = []
         self._early_ids = {id(ins) for ins in early}
@@ -251,8 +252,12 @@ class Program:
         self.run: Callable[[], Any] = self._globals["_replay"]
 
     def _name(self, prefix: str, obj: Any) -> str:
-        name = f"{prefix}{len(self._globals)}"
-        self._globals[name] = obj
+        # NOTE: one name per object: each is a keyword-only default, filled on every call
+        name = self._named.get(id(obj))
+        if name is None or name[0] != prefix[0]:
+            name = f"{prefix}{len(self._globals)}"
+            self._globals[name] = obj
+            self._named[id(obj)] = name
         return name
 
     def _fail(self, index: int) -> None:
@@ -287,6 +292,19 @@ class Program:
         parts = [self._expr(a) for a in args]
         parts += [f"{k}={self._expr(v)}" for k, v in kwargs.items()]
         return ", ".join(parts)
+
+    def _inline(self, ins: Instr) -> str | None:
+        """A load or store whose tensor is the same object on every replay, written out
+        (``s4 = T9._data``, ``T9._grad = T10(s12, T11)``) rather than called through its
+        locator (``ins.fn.inline``: a format with ``{0}``, ``{1}``... for objects and ``{a}``
+        for the stored value)."""
+        inline = getattr(ins.fn, "inline", None)
+        made = inline() if inline is not None else None
+        if made is None:
+            return None
+        fmt, objs = made
+        names = [self._name("T", o) for o in objs]
+        return fmt.format(*names, a=self._call_args(ins.args, {}))
 
     def _unpack(self, out: Any, value: str, where: str) -> list[str]:
         if out is None:
@@ -330,9 +348,9 @@ class Program:
             g = self._guard("a data-dependent shape", ins)
             return [f"if {self._expr(ins.args[0])}.shape != {ins.expect!r}: _fail({g})"]
         elif k in ("load", "opaque"):
-            call = f"{self._name('L' if k == 'load' else 'O', ins.fn)}()"
+            call = self._inline(ins) or f"{self._name('L' if k == 'load' else 'O', ins.fn)}()"
         elif k == "store":
-            return [f"{self._name('S', ins.fn)}({self._call_args(ins.args, {})})"]
+            return [self._inline(ins) or f"{self._name('S', ins.fn)}({self._call_args(ins.args, {})})"]
         else:  # pragma: no cover - the recorder makes no other kind
             raise AssertionError(k)
         if ins.out is None:
