@@ -344,6 +344,9 @@ class _Same:
     def __call__(self) -> Any:
         return self.a
 
+    def inline(self) -> tuple[str, tuple[Any, ...]]:
+        return "{0}", (self.a,)
+
 
 class _GradOf:
     """The gradient of the tensor another locator finds."""

@@ -250,3 +250,41 @@ def test_arguments_that_change_kind_or_alias_the_state() -> None:
                 continue
             b = compiled(x, k)
             assert a.dtype == b.dtype and np.array_equal(a.numpy(), b.numpy())
+
+
+def test_arrays_made_from_constants() -> None:
+    """Arrays every replay makes alike are made once (an index, a scalar); not those written
+    into (directly or through a view) or that escape (a result the caller changes)."""
+    def make() -> Setup:
+        model = nn.Linear(4, 4)
+        opt = ag.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad()
+            idx = ag.arange(4)
+            z = ag.zeros(4)
+            z[1] = 2.0
+            k = ag.full((4,), 3.0)
+            k.view(2, 2).mul_(2)
+            out = model(x[:, idx[:4] % 4]) * (z + k)
+            loss = nn.functional.cross_entropy(out, y % 4)
+            loss.backward()
+            opt.step()
+            return loss, ag.arange(3.0), ag.full((2,), 7.0) * 2, ag.arange(5), ag.zeros(3)
+
+        def after(res: Any) -> None:
+            res[1].add_(100.0)  # NOTE: the caller changes the results it got
+            res[2].mul_(0.0)
+            res[3].add_(1)
+            res[4].add_(1.0)
+
+        return Setup(step, [model], [opt], after=after)
+
+    warned, step = compare(make, batches(6, (5, 8), 4, seed=2))
+    assert not warned, warned
+    entry = next(e for e in step._entries.values() if e.state == "replay")
+    made = [getattr(ins.fn, "__name__", ins.fn) for ins in entry.program.instrs
+            if ins.kind == "call"]
+    # NOTE: the aranges (indices, the returned ones before their copies) made once; the zeros
+    # and the full written into (directly, through a view) or returned made on every replay
+    assert "arange" not in made and made.count("zeros") >= 2 and "full" in made, made
