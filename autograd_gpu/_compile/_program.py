@@ -450,7 +450,11 @@ class Program:
 
     def _lines(self, ins: Instr) -> list[str]:
         k = ins.kind
-        if k == "call":
+        if k == "call" and ins.fn is np.transpose and len(ins.args) == 2 and not ins.kwargs \
+                and isinstance(ins.args[0], Slot):
+            # NOTE: np.transpose(a, axes) is a.transpose(axes) behind a Python wrapper
+            call = f"{self._expr(ins.args[0])}.transpose({self._expr(ins.args[1])})"
+        elif k == "call":
             args = self._call_args(ins.args, ins.kwargs)
             buf = self._into.get(id(ins))
             if buf is not None:
