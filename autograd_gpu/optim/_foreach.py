@@ -159,6 +159,16 @@ class Bumps:
         c.value += times
         c.where = self.where
 
+    def all(self, rows: Any) -> None:
+        """``self(t, times)`` for each ``(t, times)`` of ``rows`` (a group's bumps at once)."""
+        if self.where is _UNSET:
+            self.where = user_frame()
+        where = self.where
+        for t, times in rows:
+            c = t._counter()
+            c.value += times
+            c.where = where
+
 
 def tick(step: Tensor, bumps: Bumps) -> float:
     """``step.add_(1)`` and its new value, as the slow path's ``add_`` and ``item()``.

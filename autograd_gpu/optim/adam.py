@@ -196,8 +196,9 @@ def _ticks(steps: list[Tensor], Ts: list[Any], bumps: _foreach.Bumps, cache: dic
 
 def _bumps(bumps: _foreach.Bumps, rows: list[tuple[Tensor, tuple[Tensor, ...]]],
            decayed: bool) -> None:
-    for p, bufs in rows:
-        _bump(bumps, p, bufs, decayed)
+    first = 2 if decayed else 1
+    bumps.all([row for p, bufs in rows
+               for row in ((p, first), (bufs[0], 1), (bufs[1], 2), *((b, 1) for b in bufs[2:]))])
 
 
 def _bump(bumps: _foreach.Bumps, p: Tensor, bufs: tuple[Tensor, ...], decayed: bool) -> None:

@@ -133,8 +133,7 @@ def _all_scalars(cache: dict[Any, Any], Ts: list[Any],
 
 
 def _bump_all(bumps: _foreach.Bumps, rows: list[tuple[Tensor, int]]) -> None:
-    for t, times in rows:
-        bumps(t, times)
+    bumps.all(rows)
 
 
 def _scalars(cache: dict[Any, Any], T: Any, group: dict[str, Any]) -> tuple[Any, ...]:
