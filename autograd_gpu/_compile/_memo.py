@@ -49,6 +49,10 @@ class Reads:
         self.names: list[str] = []
         self.gdicts: list[Any] = []
         self.gnames: list[str] = []
+        self.groups: list[Any] = []
+        self.kinded: list[Any] = []  # hyper-parameters compared by kind: kinded[i][kinds[i]]
+        self.kinds: list[str] = []
+        self.kinds_were: list[Any] = []
         self.tested: list[Any] = []  # objects the scheduler test ran on, and its outcome
         self.outcomes: list[bool] = []
         self.plain: list[Any] = []
@@ -79,6 +83,19 @@ class Reads:
         self.gdicts += [g] * len(names)
         self.gnames += names
 
+    def group(self, g: dict[str, Any], live: tuple[str, ...]) -> None:
+        """An optimizer's param_group: its names; the hyper-parameters a recorded update reads
+        afresh (``live``: lr, betas...) by kind (their type, zero or not: as the signature
+        holds them, so a scheduler changing lr keeps the signature), the rest by identity."""
+        self.groups.append(g)
+        for k in g:
+            if k in live:
+                self.kinded.append(g)
+                self.kinds.append(k)
+            else:
+                self.gdicts.append(g)
+                self.gnames.append(k)
+
     def test(self, obj: Any, outcome: bool) -> None:
         self.tested.append(obj)
         self.outcomes.append(outcome)
@@ -92,6 +109,9 @@ class Reads:
                      map(getattr, self.objs, self.names, repeat(_MISSING)),
                      map(dict.get, self.gdicts, self.gnames, repeat(_MISSING)))
 
+    def _kinds(self) -> list[Any]:
+        return [_state._kind(g[k]) for g, k in zip(self.kinded, self.kinds)]
+
     def freeze(self) -> bool:
         """Take what was read as the state to compare with; False when it cannot be (an empty
         closure cell)."""
@@ -100,10 +120,12 @@ class Reads:
             # is its own)
             self.plain = [d for d in self.dicts if type(d).values is dict.values]
             self.other = [d for d in self.dicts if type(d).values is not dict.values]
-            self.sized = self.dicts + self.seqs
+            self.sized = self.dicts + self.seqs + self.groups
             self.lens = list(map(len, self.sized))
+            self.keyed += self.groups
             self.keys = tuple(chain.from_iterable(self.keyed))
             self.vals = tuple(self._now())
+            self.kinds_were = self._kinds()
         except ValueError:
             return False
         return True
@@ -114,7 +136,8 @@ class Reads:
         try:
             if list(map(len, self.sized)) != self.lens \
                     or tuple(chain.from_iterable(self.keyed)) != self.keys \
-                    or not all(map(operator.is_, self._now(), self.vals)):
+                    or not all(map(operator.is_, self._now(), self.vals)) \
+                    or self.kinds and self._kinds() != self.kinds_were:
                 return False
             return all(_state._scheduler_like(o) is was
                        for o, was in zip(self.tested, self.outcomes))

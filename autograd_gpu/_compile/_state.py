@@ -208,8 +208,9 @@ def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
             reads.attr(opt, "param_groups")
             reads.attr(opt, "state")
             reads.items(opt.param_groups)
+            live = getattr(opt, "_live_hypers", ())
             for group in opt.param_groups:
-                reads.values(group, keys=True)
+                reads.group(group, live if isinstance(live, tuple) else ())
                 reads.items(group["params"])
             reads.values(opt.state)
             for st in opt.state.values():

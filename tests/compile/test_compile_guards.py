@@ -288,3 +288,35 @@ def test_arrays_made_from_constants() -> None:
     # NOTE: the aranges (indices, the returned ones before their copies) made once; the zeros
     # and the full written into (directly, through a view) or returned made on every replay
     assert "arange" not in made and made.count("zeros") >= 2 and "full" in made, made
+
+
+def test_a_scheduler_changing_lr_every_call_keeps_the_signature(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """lr is read afresh by a recorded update: a per-call scheduler (outside the step) takes
+    no full walk, and the numbers stay eager's."""
+    walks: list[int] = []
+    walk = _memo.Memo._walk
+
+    def counted(self: Any, *a: Any) -> Any:
+        walks.append(1)
+        return walk(self, *a)
+
+    monkeypatch.setattr(_memo.Memo, "_walk", counted)
+
+    def make() -> Setup:
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+        opt = ag.optim.Adam(model.parameters(), lr=1e-2)
+        sched = ag.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=20)
+
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return Setup(step, [model], [opt], [sched], after=lambda _: sched.step())
+
+    warned, step = compare(make, BATCHES)
+    assert not warned and step.explain().signatures == 1, step.explain()
+    assert len(walks) <= 3, len(walks)
