@@ -12,7 +12,7 @@ import pytest
 
 import autograd_gpu as ag
 from autograd_gpu._compile import _memo
-from tests.compile._steps import Setup, batches, compare
+from tests.compile._steps import Setup, batches, classifier_step, compare
 
 nn = ag.nn
 BATCHES = batches(9, (16, 8), 4, seed=5)
@@ -208,17 +208,22 @@ def test_changes_during_the_check_call_and_sgd() -> None:
     compare(_setup(change, at=(1, 2), opt_name="SGD"), BATCHES)
 
 
-def test_the_previous_signature_is_reused_while_nothing_changes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Steady replays take no full walk; each change takes one (and a new signature)."""
-    walks: list[int] = []
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Grows by one for each full walk a compiled call takes (``_memo.Memo._walk``)."""
+    seen: list[int] = []
     walk = _memo.Memo._walk
 
     def counted(self: Any, *a: Any) -> Any:
-        walks.append(1)
+        seen.append(1)
         return walk(self, *a)
 
     monkeypatch.setattr(_memo.Memo, "_walk", counted)
+    return seen
+
+
+def test_the_previous_signature_is_reused_while_nothing_changes(walks: list[int]) -> None:
+    """Steady replays take no full walk; each change takes one (and a new signature)."""
     _, step = compare(_setup(lambda s: None, at=()), BATCHES)
     # NOTE: the recorded call, the first step's new optimizer state, the check's restored state
     assert len(walks) <= 3, len(walks)
@@ -290,32 +295,15 @@ def test_arrays_made_from_constants() -> None:
     assert "arange" not in made and made.count("zeros") >= 2 and "full" in made, made
 
 
-def test_a_scheduler_changing_lr_every_call_keeps_the_signature(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scheduler_changing_lr_every_call_keeps_the_signature(walks: list[int]) -> None:
     """lr is read afresh by a recorded update: a per-call scheduler (outside the step) takes
     no full walk, and the numbers stay eager's."""
-    walks: list[int] = []
-    walk = _memo.Memo._walk
-
-    def counted(self: Any, *a: Any) -> Any:
-        walks.append(1)
-        return walk(self, *a)
-
-    monkeypatch.setattr(_memo.Memo, "_walk", counted)
-
     def make() -> Setup:
         model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
         opt = ag.optim.Adam(model.parameters(), lr=1e-2)
         sched = ag.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=20)
-
-        def step(x: Any, y: Any) -> Any:
-            opt.zero_grad()
-            loss = nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
-        return Setup(step, [model], [opt], [sched], after=lambda _: sched.step())
+        return Setup(classifier_step(model, opt), [model], [opt], [sched],
+                     after=lambda _: sched.step())
 
     warned, step = compare(make, BATCHES)
     assert not warned and step.explain().signatures == 1, step.explain()
