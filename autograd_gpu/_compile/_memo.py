@@ -1,7 +1,7 @@
 """A compiled call's own work made cheap: the previous call's discovery, tensors and signature,
 reused while nothing they were made from changed.
 
-Finding a step's state (``_state.discover``), its tensors (``tensors_of``) and its signature
+Finding a step's state (``_state.Walk``), its tensors (``tensors_of``) and its signature
 walks the step's closure, globals, modules and optimizers on every call: tens of microseconds,
 a good part of a small step. ``Memo`` keeps, with the previous call's results, what that walk
 read through (``Reads``): each dict, list and set it iterated (their items, by identity, and
@@ -175,8 +175,8 @@ class _Last:
         ids: set[int] = set()
         for a in chain(args, kwargs.values()):
             if isinstance(a, Tensor):
-                if id(a) in self.seen or id(a) in self.base_ids:
-                    return None  # NOTE: its place in the signature moves: the full walk
+                if id(a) in self.seen or id(a) in self.base_ids or _state.tensor_hooks(a):
+                    return None  # NOTE: its place in the signature moves, or hooks: the walk
                 if id(a) not in ids:
                     ids.add(id(a))
                     tensors.append(a)
@@ -232,11 +232,8 @@ class Memo:
                 dyn = _dynamic(tensors, values, args, kwargs, last.impure)
                 if dyn == last.dyn:
                     return found, tensors, last.key
-                key = self._intern(_state.signature(found, tensors, args, kwargs))
-                with self._lock:
-                    if self._last is last:
-                        last.dyn, last.key = dyn, key
-                return found, tensors, key
+                # NOTE: else the full walk: what the reads cover can depend on the metadata
+                # (which tensors' hooks can run)
         return self._walk(target, args, kwargs)
 
     def _walk(self, target: Any, args: tuple[Any, ...], kwargs: dict[str, Any]

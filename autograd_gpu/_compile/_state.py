@@ -1,6 +1,6 @@
 """What a compiled step reads and changes: found once per call, guarded, snapshotted.
 
-``discover`` finds the modules, optimizers, schedulers, generators and tensors a step can reach:
+``Walk`` finds the modules, optimizers, schedulers, generators and tensors a step can reach:
 its arguments, its closure, its defaults, the globals its code names (and, one level down, the
 same for the functions and plain objects among those). Their tensors are the step's *places*:
 each tensor's array, and each parameter's gradient slot. ``signature`` is what a replay assumes
@@ -54,9 +54,11 @@ def _scheduler_like(obj: Any) -> bool:
 
 
 class Walk:
-    """``discover``'s walk (``found``: what it found so far). ``reads``, when given, notes what
-    the walk read through (containers, attributes, closure cells, globals, the scheduler
-    tests), so that a later call can tell that the walk would find the same (``_memo``)."""
+    """The state a call can reach (module docstring): ``target`` (the compiled function or
+    module), then ``visit`` of its arguments at depth 1; ``found``: what it found so far.
+    ``reads``, when given, notes what the walk read through (containers, attributes, closure
+    cells, globals, the scheduler tests), so that a later call can tell that the walk would
+    find the same (``_memo``)."""
 
     def __init__(self, reads: Any = None) -> None:
         self.found = Found()
@@ -149,15 +151,6 @@ class Walk:
                 self.visit(g[name], depth)
 
 
-def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
-    """The state ``fn(*args, **kwargs)`` can reach (module docstring)."""
-    walk = Walk()
-    walk.target(fn)
-    walk.visit(args, 1)
-    walk.visit(kwargs, 1)
-    return walk.found
-
-
 @functools.lru_cache(maxsize=256)
 def global_names(code: types.CodeType) -> tuple[str, ...]:
     """The global names ``code`` and the functions nested in it read (sorted)."""
@@ -192,6 +185,10 @@ def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
             reads.values(m.__dict__, keys=True)
             for table in (m._parameters, m._buffers, m._modules):
                 reads.values(table)
+            for name in _HOOK_TABLES:
+                table = m.__dict__.get(name)
+                if isinstance(table, dict):
+                    reads.values(table, keys=True)
         for t in m._parameters.values():
             add(t)
         for t in m._buffers.values():
@@ -224,6 +221,16 @@ def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
                     add(v)
     for t in found.tensors:
         add(t)
+    if reads is not None:
+        # NOTE: hooks run only for tensors that need grad (``tensor_hooks``); one that starts
+        # to need it changes the signature's metadata, and the memo walks again
+        for t in out:
+            if t._requires_grad:
+                for name in ("_hooks", "_post_acc_hooks"):
+                    reads.attr(t, name)
+                    table = getattr(t, name)
+                    if isinstance(table, dict):
+                        reads.values(table, keys=True)
     return out
 
 
@@ -239,7 +246,8 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
         # NOTE: the identity too: a replay loads state tensors by object (arguments by position)
         sig.append((None if id(t) in given else id(t), d.shape, d.dtype, d.strides, dev.type,
                     dev.index, t._requires_grad,
-                    None if g is None else (g._data.shape, g._data.dtype, g._data.strides)))
+                    None if g is None else (g._data.shape, g._data.dtype, g._data.strides),
+                    tensor_hooks(t)))
     for opt in found.optimizers:
         # NOTE: a recorded update holds most hyper-parameters as constants; those it reads from
         # the group on every replay (``_live_hypers``: lr, betas, ...), and all of an update
@@ -256,6 +264,8 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
     sig.append(tuple(tuple([(k, v) for k, v in m.__dict__.items()
                             if type(v) in simple or (type(v) is tuple and _simple(v))])
                      for m in _submodules(found)))
+    # NOTE: the hooks: a recording ran those there were (their arithmetic is in it), and no other
+    sig.append(tuple(_hooks(m.__dict__.get(n) for n in _HOOK_TABLES) for m in _submodules(found)))
     sig.append(tuple(found.values))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
@@ -277,6 +287,38 @@ class Key:
     def __eq__(self, other: object) -> bool:
         return self is other or (type(other) is Key and self._hash == other._hash
                                  and self.sig == other.sig)
+
+
+_HOOK_TABLES = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
+                "_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs")
+
+
+class _Same:
+    """An object in a signature by identity (a hook), kept alive by it (no reused ``id``)."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Same and other.obj is self.obj
+
+
+def _hooks(tables: Any) -> tuple[Any, ...]:
+    """Hook tables (dicts, or None) as a signature entry: each one's keys and hooks."""
+    return tuple(tuple((k, _Same(v)) for k, v in t.items()) if isinstance(t, dict) and t else ()
+                 for t in tables)
+
+
+def tensor_hooks(t: Tensor) -> Any:
+    """A tensor's gradient and post-accumulate hooks as a signature entry (None: none, or the
+    tensor needs no grad, so none runs)."""
+    if not t._requires_grad or not (t._hooks or t._post_acc_hooks):
+        return None
+    return _hooks((t._hooks, t._post_acc_hooks))
 
 
 def _hyper(v: Any) -> Any:

@@ -174,6 +174,29 @@ def _submodule(s: dict[str, Any]) -> None:
     s["model"].drop = nn.Identity()
 
 
+def _forward_hook(s: dict[str, Any]) -> None:
+    s["model"].fc1.register_forward_hook(lambda m, inp, out: out * 2)
+
+
+def _forward_hook_removed(s: dict[str, Any]) -> None:
+    if "handle" in s:
+        s.pop("handle").remove()
+    else:  # NOTE: the first change adds it, the second removes it
+        s["handle"] = s["model"].fc2.register_forward_pre_hook(lambda m, inp: (inp[0] * 0.5,))
+
+
+def _tensor_hook(s: dict[str, Any]) -> None:
+    s["model"].fc1.weight.register_hook(lambda g: g * 0.5)
+
+
+def _double_grad(p: Any) -> None:
+    p.grad.mul_(2.0)
+
+
+def _post_accumulate_hook(s: dict[str, Any]) -> None:
+    s["model"].fc2.bias.register_post_accumulate_grad_hook(_double_grad)
+
+
 CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "replace-param": _replace_param, "replace-param-in-module": _replace_param_in_module_only,
     "grad-none": _grad_to_none, "grad-replaced": _grad_replaced, "grad-layout": _grad_transposed,
@@ -183,7 +206,9 @@ CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "add-param-group": _add_param_group, "attribute": _attribute, "dropout-p": _dropout_p,
     "object-attribute": _object_attribute, "list-item": _list_item, "global": _global,
     "weight-decay": _weight_decay, "lr": _lr, "lr-zero": _lr_zero, "state-reset": _state_reset,
-    "default-arg": _default_arg, "submodule": _submodule,
+    "default-arg": _default_arg, "submodule": _submodule, "forward-hook": _forward_hook,
+    "hook-toggle": _forward_hook_removed, "tensor-hook": _tensor_hook,
+    "post-accumulate-hook": _post_accumulate_hook,
 }
 
 
