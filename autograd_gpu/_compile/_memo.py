@@ -189,10 +189,11 @@ class _Last:
 
 def _dynamic(tensors: list[Tensor], values: list[Any], args: tuple[Any, ...],
              kwargs: dict[str, Any], impure: list[Any]) -> tuple[Any, ...]:
-    """What the signature reads that can change without the reads changing: grad mode, the
+    """What the signature reads that can change without the reads changing: grad mode and the
+    global settings (``_state.modes``), the
     tensors' metadata (in place: ``set_``, ``resize_``, ``requires_grad_``, a new ``.grad``),
     the arguments' keys and values, the non-pure optimizers' ``_recordable()``."""
-    return (STATE.grad_enabled, STATE.inference, list(map(_ROW, tensors)),
+    return (STATE.grad_enabled, STATE.inference, _state.modes(), list(map(_ROW, tensors)),
             [g if g is None else _META(g._data) for g in map(_GRAD, tensors)],
             values, _state._arg_key(args) if args else (),
             _state._arg_key(kwargs) if kwargs else (), [opt._recordable() for opt in impure])

@@ -21,7 +21,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .. import dtypes as _dtypes
+from ..autograd import anomaly as _anomaly
 from ..autograd.grad_mode import STATE
+from ..device import _DEFAULT as _DEFAULT_DEVICE
 from ..nn.module import Module
 from ..optim.lr_scheduler import LRScheduler
 from ..optim.optimizer import Optimizer
@@ -234,10 +237,18 @@ def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
     return out
 
 
+def modes() -> tuple[Any, ...]:
+    """The global settings a recording computed under: the default dtype (the complex one
+    follows it) and device (factories without ``dtype=``/``device=``), anomaly mode (its checks
+    are not replayed)."""
+    return (_dtypes._default_float, _DEFAULT_DEVICE[0], _anomaly.STATE.enabled,
+            _anomaly.STATE.check_nan)
+
+
 def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> Key:
     """What a replay of this step assumes (module docstring): equal signatures, one recording."""
-    sig: list[Any] = [STATE.grad_enabled, getattr(STATE, "inference", False)]
+    sig: list[Any] = [STATE.grad_enabled, getattr(STATE, "inference", False), modes()]
     given = {id(t) for _, t in leaves((args, kwargs)) if isinstance(t, Tensor)}
     for t in tensors:
         d = t._data

@@ -333,3 +333,39 @@ def test_a_scheduler_changing_lr_every_call_keeps_the_signature(walks: list[int]
     warned, step = compare(make, BATCHES)
     assert not warned and step.explain().signatures == 1, step.explain()
     assert len(walks) <= 3, len(walks)
+
+
+@pytest.mark.parametrize("mode", ["default-dtype", "anomaly"])
+def test_global_settings_changed_between_calls(mode: str) -> None:
+    """The default dtype (factories without dtype=) and anomaly mode are part of what a
+    recording assumes."""
+    def make() -> Setup:
+        ag.set_default_dtype(ag.float32)  # NOTE: the eager run changed it
+        ag.autograd.set_detect_anomaly(False)
+        model = nn.Linear(4, 2).double()
+        opt = ag.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad()
+            loss = (model(x.double()) * ag.arange(2) / 3).sum() + ag.ones(2).sum()
+            loss.backward()
+            opt.step()
+            return loss.detach(), ag.zeros(2)
+
+        calls = [0]
+
+        def after(_: Any) -> None:
+            calls[0] += 1
+            if calls[0] == 4 and mode == "default-dtype":
+                ag.set_default_dtype(ag.float64)
+            if calls[0] == 4 and mode == "anomaly":
+                ag.autograd.set_detect_anomaly(True)
+
+        return Setup(step, [model], [opt], after=after)
+
+    try:
+        warned, step = compare(make, batches(7, (3, 4), 2, seed=4))
+    finally:
+        ag.set_default_dtype(ag.float32)
+        ag.autograd.set_detect_anomaly(False)
+    assert not warned and step.explain().signatures >= 2, step.explain()
