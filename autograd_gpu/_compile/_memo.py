@@ -117,12 +117,12 @@ class Reads:
         closure cell)."""
         try:
             # NOTE: dict.values (a C call) where it is the type's own (an OrderedDict's order
-            # is its own)
-            self.plain = [d for d in self.dicts if type(d).values is dict.values]
-            self.other = [d for d in self.dicts if type(d).values is not dict.values]
+            # is its own); empty ones only by their length (most hook tables, a ReLU's)
+            self.plain = [d for d in self.dicts if type(d).values is dict.values and d]
+            self.other = [d for d in self.dicts if type(d).values is not dict.values and d]
             self.sized = self.dicts + self.seqs + self.groups
             self.lens = list(map(len, self.sized))
-            self.keyed += self.groups
+            self.keyed = [d for d in self.keyed + self.groups if d]
             self.keys = tuple(chain.from_iterable(self.keyed))
             self.vals = tuple(self._now())
             self.kinds_were = self._kinds()
