@@ -257,9 +257,19 @@ class Memo:
         impure = [opt for opt in mine.optimizers
                   if getattr(type(opt), "_recordable", None) not in pure
                   and getattr(opt, "_recordable", None) is not None]
+        base = _state.tensors_of(mine)
+        for t in base:
+            # NOTE: hooks run only for tensors that need grad (``tensor_hooks``); one that
+            # starts to need it changes ``_dynamic``, and the next call walks again
+            if t._requires_grad:
+                for name in ("_hooks", "_post_acc_hooks"):
+                    reads.attr(t, name)
+                    table = getattr(t, name)
+                    if isinstance(table, dict):
+                        reads.values(table, keys=True)
         last = None
         if reads.freeze():
-            last = _Last(reads, mine, seen, _state.tensors_of(mine), impure)
+            last = _Last(reads, mine, seen, base, impure)
             split = last.split(args, kwargs) if args or kwargs else ([], [])
             if split is not None:
                 last.dyn = _dynamic(tensors, split[1], args, kwargs, impure)

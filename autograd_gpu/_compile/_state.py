@@ -224,16 +224,6 @@ def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
                     add(v)
     for t in found.tensors:
         add(t)
-    if reads is not None:
-        # NOTE: hooks run only for tensors that need grad (``tensor_hooks``); one that starts
-        # to need it changes the signature's metadata, and the memo walks again
-        for t in out:
-            if t._requires_grad:
-                for name in ("_hooks", "_post_acc_hooks"):
-                    reads.attr(t, name)
-                    table = getattr(t, name)
-                    if isinstance(table, dict):
-                        reads.values(table, keys=True)
     return out
 
 
