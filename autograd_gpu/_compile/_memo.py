@@ -1,7 +1,7 @@
 """A compiled call's own work made cheap: the previous call's discovery, tensors and signature,
 reused while nothing they were made from changed.
 
-Finding a step's state (``_state.Walk``), its tensors (``tensors_of``) and its signature
+Finding a step's state (``_walk.Walk``), its tensors (``tensors_of``) and its signature
 walks the step's closure, globals, modules and optimizers on every call: tens of microseconds,
 a good part of a small step. ``Memo`` keeps, with the previous call's results, what that walk
 read through (``Reads``): each dict, list and set it iterated (their items, by identity, and
@@ -24,7 +24,7 @@ from typing import Any
 
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor
-from . import _state
+from . import _state, _walk
 
 _MISSING = object()
 _VALUES_OF = operator.methodcaller("values")
@@ -36,7 +36,7 @@ _ROW = operator.attrgetter("_data.shape", "_data.dtype", "_data.strides", "_devi
 
 
 class Reads:
-    """What a walk read through (module docstring), noted by ``_state.Walk`` and
+    """What a walk read through (module docstring), noted by ``_walk.Walk`` and
     ``_state.tensors_of``, then ``freeze``-d; ``hold()`` tells whether all of it is still what
     it was."""
 
@@ -139,7 +139,7 @@ class Reads:
                     or not all(map(operator.is_, self._now(), self.vals)) \
                     or self.kinds and self._kinds() != self.kinds_were:
                 return False
-            return all(_state._scheduler_like(o) is was
+            return all(_walk._scheduler_like(o) is was
                        for o, was in zip(self.tested, self.outcomes))
         except Exception:  # noqa: BLE001 - whatever failed, the full walk meets it again
             return False
@@ -180,7 +180,7 @@ class _Last:
                 if id(a) not in ids:
                     ids.add(id(a))
                     tensors.append(a)
-            elif a is None or isinstance(a, _state._VALUES):
+            elif a is None or isinstance(a, _walk._VALUES):
                 values.append(a)
             else:
                 return None
@@ -241,7 +241,7 @@ class Memo:
               ) -> tuple[_state.Found, list[Tensor], Any]:
         """The full walk, noting what it reads for the next call."""
         reads = Reads()
-        walk = _state.Walk(reads)
+        walk = _walk.Walk(reads)
         walk.target(target)
         f = walk.found
         mine = _state.Found(list(f.modules), list(f.optimizers), list(f.schedulers),
