@@ -50,6 +50,7 @@ class Reads:
         self.gdicts: list[Any] = []
         self.gnames: list[str] = []
         self.groups: list[Any] = []
+        self.measured: list[Any] = []  # containers whose length was read
         self.kinded: list[Any] = []  # hyper-parameters compared by kind: kinded[i][kinds[i]]
         self.kinds: list[str] = []
         self.kinds_were: list[Any] = []
@@ -96,6 +97,9 @@ class Reads:
                 self.gdicts.append(g)
                 self.gnames.append(k)
 
+    def length(self, obj: Any) -> None:
+        self.measured.append(obj)
+
     def test(self, obj: Any, outcome: bool) -> None:
         self.tested.append(obj)
         self.outcomes.append(outcome)
@@ -120,7 +124,7 @@ class Reads:
             # is its own); empty ones only by their length (most hook tables, a ReLU's)
             self.plain = [d for d in self.dicts if type(d).values is dict.values and d]
             self.other = [d for d in self.dicts if type(d).values is not dict.values and d]
-            self.sized = self.dicts + self.seqs + self.groups
+            self.sized = self.dicts + self.seqs + self.groups + self.measured
             self.lens = list(map(len, self.sized))
             self.keyed = [d for d in self.keyed + self.groups if d]
             self.keys = tuple(chain.from_iterable(self.keyed))

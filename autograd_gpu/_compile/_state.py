@@ -67,6 +67,9 @@ def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
                 table = m.__dict__.get(name)
                 if isinstance(table, dict):
                     reads.values(table, keys=True)
+            for v in m.__dict__.values():
+                if type(v) in _CONTAINERS:
+                    reads.length(v)  # NOTE: ``_objects``
         for t in m._parameters.values():
             add(t)
         for t in m._buffers.values():
@@ -142,6 +145,8 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
                      for m in _submodules(found)))
     # NOTE: the hooks: a recording ran those there were (their arithmetic is in it), and no other
     sig.append(tuple(_hooks(m.__dict__.get(n) for n in _HOOK_TABLES) for m in _submodules(found)))
+    # NOTE: and the objects they hold (a function the forward calls: ``self.act = F.gelu``)
+    sig.append(tuple(_objects(m) for m in _submodules(found)))
     sig.append(tuple(found.values))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
@@ -187,6 +192,22 @@ def _hooks(tables: Any) -> tuple[Any, ...]:
     """Hook tables (dicts, or None) as a signature entry: each one's keys and hooks."""
     return tuple(tuple((k, _Same(v)) for k, v in t.items()) if isinstance(t, dict) and t else ()
                  for t in tables)
+
+
+def _objects(m: Module) -> tuple[Any, ...]:
+    """A module's attributes that are neither plain values, tensors nor its tables, by identity
+    (containers with their length)."""
+    out = []
+    for k, v in m.__dict__.items():
+        t = type(v)
+        if t in _SIMPLE_SET or t is tuple and _simple(v) or isinstance(v, Tensor) \
+                or k in _TABLES or k in _HOOK_TABLES:
+            continue
+        out.append((k, _Same(v), len(v)) if t in _CONTAINERS else (k, _Same(v)))
+    return tuple(out)
+
+
+_CONTAINERS = frozenset({list, dict, set})
 
 
 def tensor_hooks(t: Tensor) -> Any:

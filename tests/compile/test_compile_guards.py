@@ -24,9 +24,14 @@ class _Net(nn.Module):
         super().__init__()
         self.fc1, self.drop, self.fc2 = nn.Linear(8, 16), nn.Dropout(0.25), nn.Linear(16, 4)
         self.temperature = 1.0
+        self.act = ag.relu
+        self.extra_scales: list[float] = []
 
     def forward(self, x: Any) -> Any:
-        return self.fc2(self.drop(self.fc1(x).relu())) / self.temperature
+        out = self.fc2(self.drop(self.act(self.fc1(x)))) / self.temperature
+        for scale in self.extra_scales:
+            out = out * scale
+        return out
 
 
 class _Config:
@@ -174,6 +179,14 @@ def _submodule(s: dict[str, Any]) -> None:
     s["model"].drop = nn.Identity()
 
 
+def _function_attribute(s: dict[str, Any]) -> None:
+    s["model"].act = ag.sigmoid
+
+
+def _container_attribute(s: dict[str, Any]) -> None:
+    s["model"].extra_scales.append(0.5)
+
+
 def _forward_hook(s: dict[str, Any]) -> None:
     s["model"].fc1.register_forward_hook(lambda m, inp, out: out * 2)
 
@@ -206,7 +219,9 @@ CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "add-param-group": _add_param_group, "attribute": _attribute, "dropout-p": _dropout_p,
     "object-attribute": _object_attribute, "list-item": _list_item, "global": _global,
     "weight-decay": _weight_decay, "lr": _lr, "lr-zero": _lr_zero, "state-reset": _state_reset,
-    "default-arg": _default_arg, "submodule": _submodule, "forward-hook": _forward_hook,
+    "default-arg": _default_arg, "submodule": _submodule,
+    "function-attribute": _function_attribute, "container-attribute": _container_attribute,
+    "forward-hook": _forward_hook,
     "hook-toggle": _forward_hook_removed, "tensor-hook": _tensor_hook,
     "post-accumulate-hook": _post_accumulate_hook,
 }
