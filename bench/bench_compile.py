@@ -327,6 +327,10 @@ def breakdown(compiled: Any, reps: int, torch_opt: Any = None) -> dict[str, floa
     whole = best[0]
     parts = {k: v / reps * 1e6 for k, v in sorted(best[1].items())}
     replay = parts.pop("replay")
+    for label in ("loads", "stores"):
+        # NOTE: the loads and stores of fixed tensors are written out in the replay (no call
+        # to time): only those through a locator (the arguments) count here
+        parts.setdefault(label, 0.0)
     out = {"step_us": whole, "call_overhead_us": whole - replay, **parts,
            "replayed array ops": replay - sum(parts.values())}
     if torch_opt is not None:

@@ -25,6 +25,7 @@ from ..backends.numpy_backend import _QUIET_FP, _RESTORE_FP
 from ..nn.module import Module
 from ..tensor import Tensor
 from . import _aot, _graphed, _state
+from ._memo import Memo
 from ._program import GuardFailed, Program
 from ._sym import ACTIVE
 from ._trace import CALL, FullGraphError, Trace
@@ -142,6 +143,7 @@ class CompiledFunction:
         self._warned: set[str] = set()
         self._limit_hit = False
         self._quiet = False
+        self._memo = Memo()
         functools.update_wrapper(self, fn)
         self._torchdynamo_orig_callable = fn
         _ALL.add(self)
@@ -151,9 +153,7 @@ class CompiledFunction:
             # NOTE: called inside a step being recorded (or run eagerly by its compiled
             # function): run inline, so the outer recording holds this call's work too
             return self._fn(*args, **kwargs)
-        found = self._discover(args, kwargs)
-        tensors = _state.tensors_of(found)
-        key = _state.signature(found, tensors, args, kwargs)
+        found, tensors, key = self._discover(args, kwargs)
         cuda = _graphed.on_cuda(tensors, args, kwargs)
         if cuda or self._pin_hypers:
             key = (key, _graphed.hypers(found))
@@ -212,11 +212,13 @@ class CompiledFunction:
         finally:
             _INLINE.depth -= 1
 
-    def _discover(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _state.Found:
-        """``_state.discover`` on every call: the plain values it reads (a global scale, an
-        attribute of an object the step reaches) are part of the signature."""
+    def _discover(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                  ) -> tuple[_state.Found, list[Tensor], Any]:
+        """The step's state, its tensors and its signature on every call (the plain values
+        it reads, a global scale, an attribute of an object the step reaches, are part of the
+        signature); ``_memo`` reuses the previous call's while nothing they read changed."""
         target = self._owner if self._owner is not None else self._fn
-        return _state.discover(target, args, kwargs)
+        return self._memo.lookup(target, args, kwargs)
 
     # ---- the three states ---------------------------------------------------------------------
     def _record(self, key: Any, found: Any, args: tuple[Any, ...],

@@ -83,6 +83,133 @@ def prune(instrs: list[Instr], live_out: set[int]) -> list[Instr]:
     return kept
 
 
+# NOTE: NumPy functions whose result is a new array made from their arguments alone, and the
+# methods and attributes that give a view or a copy of their receiver
+_MAKERS: tuple[Any, ...] = (np.arange, np.asarray, np.array, np.full, np.zeros, np.ones)
+_OF_RECEIVER = frozenset({"view", "astype", "reshape", "T"})
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.dtype, np.generic, type)
+
+
+def _fixed_value(t: Any, consts: list[Any], known: dict[int, Any]) -> bool:
+    """Whether template ``t`` holds only values that cannot change between replays: literals,
+    immutable constants and the slots in ``known``."""
+    if isinstance(t, Slot):
+        return t.n in known
+    if isinstance(t, Const):
+        return _fixed_value(consts[t.n], [], {}) if isinstance(consts[t.n], tuple) \
+            else isinstance(consts[t.n], _IMMUTABLE)
+    if type(t) in (tuple, list):
+        return all(_fixed_value(x, consts, known) for x in t)
+    if type(t) is dict:
+        return all(_fixed_value(x, consts, known) for x in t.values())
+    return isinstance(t, _IMMUTABLE)
+
+
+def _value(t: Any, consts: list[Any], known: dict[int, Any]) -> Any:
+    if isinstance(t, Slot):
+        return known[t.n]
+    if isinstance(t, Const):
+        return consts[t.n]
+    if type(t) in (tuple, list):
+        return type(t)(_value(x, consts, known) for x in t)
+    if type(t) is dict:
+        return {k: _value(x, consts, known) for k, x in t.items()}
+    return t
+
+
+def _substitute(t: Any, to: dict[int, Const]) -> Any:
+    if isinstance(t, Slot):
+        return to.get(t.n, t)
+    if type(t) in (tuple, list):
+        return type(t)(_substitute(x, to) for x in t)
+    if type(t) is dict:
+        return {k: _substitute(x, to) for k, x in t.items()}
+    if type(t) is slice:
+        return slice(_substitute(t.start, to), _substitute(t.stop, to), _substitute(t.step, to))
+    return t
+
+
+def fold(instrs: list[Instr], consts: list[Any], live_out: set[int]
+         ) -> tuple[list[Instr], list[Any]]:
+    """``instrs`` without the arrays every replay would make alike (an ``arange`` index, a
+    scalar made with ``asarray``, a ufunc of such, their views), made once here and passed as
+    constants; and the constants with them. Only arrays that nothing writes into and that do
+    not escape (with every view of them) are folded."""
+    candidates: dict[int, Instr] = {}  # slot -> the instruction that makes it
+    shown: dict[int, Any] = {}  # NOTE: stand-ins while choosing (values come later)
+    for ins in instrs:
+        out = ins.out
+        if not (isinstance(out, Slot) and ins.pure and "out" not in ins.kwargs):
+            continue
+        if ins.kind == "call":
+            ok = any(ins.fn is m for m in _MAKERS) or isinstance(ins.fn, np.ufunc)
+        else:
+            ok = ins.kind in ("method", "getattr") and ins.fn in _OF_RECEIVER
+        if ok and _fixed_value((ins.args, ins.kwargs), consts, shown):
+            candidates[out.n] = ins
+            shown[out.n] = None
+    if not candidates:
+        return instrs, consts
+    # NOTE: alias classes (as plan's): a result joins its arguments unless a ufunc made it; an
+    # index never becomes part of what indexing returns
+    parent: dict[int, int] = {}
+
+    def find(n: int) -> int:
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    bad: set[int] = set(live_out)
+    for ins in instrs:
+        outs = _slots_in(ins.out)
+        ins_slots = _slots_in(ins.args[:1] if ins.kind == "getitem" else ins.args) \
+            + _slots_in(ins.kwargs)
+        written = writes(ins)
+        bad.update(written)
+        # NOTE: what a store, an opaque call or another call with effects (host work, a draw)
+        # is given may be kept; a known writer (out=, item assignment, fill) only reads the rest
+        if ins.kind in ("store", "opaque") or ins.kind == "call" and not ins.pure and not (
+                isinstance(ins.fn, np.ufunc) or written):
+            bad.update(_slots_in(ins.args) + _slots_in(ins.kwargs))
+        if not (ins.kind == "call" and isinstance(ins.fn, np.ufunc)):
+            for o in outs:
+                for n in ins_slots:
+                    ra, rb = find(n), find(o)
+                    if ra != rb:
+                        parent[rb] = ra
+    spoiled = {find(n) for n in bad}
+    values: dict[int, Any] = {}
+    with np.errstate(all="ignore"):
+        for n, ins in candidates.items():
+            if find(n) in spoiled or not _fixed_value((ins.args, ins.kwargs), consts, values):
+                continue
+            args, kwargs = _value(ins.args, consts, values), _value(ins.kwargs, consts, values)
+            try:
+                if ins.kind == "call":
+                    v = ins.fn(*args, **kwargs)
+                elif ins.kind == "getattr":
+                    v = getattr(args[0], ins.fn)
+                else:
+                    v = getattr(args[0], ins.fn)(*args[1:], **kwargs)
+            except Exception:  # noqa: BLE001 - not folded: the replay makes it as recorded
+                continue
+            values[n] = v
+    if not values:
+        return instrs, consts
+    consts = list(consts)
+    to: dict[int, Const] = {}
+    for n, v in values.items():
+        to[n] = Const(len(consts))
+        consts.append(v)
+        if isinstance(v, np.ndarray):
+            track(v)  # NOTE: held by the program, as its planned buffers
+    kept = [ins if not to.keys() & set(_slots_in((ins.args, ins.kwargs))) else
+            Instr(ins.kind, ins.fn, _substitute(ins.args, to), _substitute(ins.kwargs, to),
+                  ins.out, ins.expect, ins.pure)
+            for ins in instrs if not (isinstance(ins.out, Slot) and ins.out.n in values)]
+    return kept, consts
+
+
 def plan(instrs: list[Instr], live_out: set[int],
          meta: dict[int, tuple[Any, Any]]) -> tuple[list[Any], dict[int, int]]:
     """The planned buffers and, per planned instruction (by id), the buffer it writes (module
@@ -256,9 +383,12 @@ class Program:
 
     def __init__(self, instrs: list[Instr], consts: list[Any], outputs: Any,
                  meta: dict[int, tuple[Any, Any]] | None = None) -> None:
-        self.instrs, early = hoist_checks(prune(instrs, set(_slots_in(outputs))))
+        live = set(_slots_in(outputs))
+        folded, consts = fold(prune(instrs, live), consts, live)
+        self.instrs, early = hoist_checks(folded)
         self.n_recorded = len(instrs)
         self._globals: dict[str, Any] = {"_eq": _eq, "_fail": self._fail}
+        self._named: dict[int, str] = {}
         self.buffers, self._into = plan(self.instrs, set(_slots_in(outputs)), meta or {})
         self._guards: list[str] = []
         self._early_ids = {id(ins) for ins in early}
@@ -278,8 +408,12 @@ class Program:
         self.run: Callable[[], Any] = self._globals["_replay"]
 
     def _name(self, prefix: str, obj: Any) -> str:
-        name = f"{prefix}{len(self._globals)}"
-        self._globals[name] = obj
+        # NOTE: one name per object: each is a keyword-only default, filled on every call
+        name = self._named.get(id(obj))
+        if name is None or name[0] != prefix[0]:
+            name = f"{prefix}{len(self._globals)}"
+            self._globals[name] = obj
+            self._named[id(obj)] = name
         return name
 
     def _fail(self, index: int) -> None:
@@ -315,6 +449,19 @@ class Program:
         parts += [f"{k}={self._expr(v)}" for k, v in kwargs.items()]
         return ", ".join(parts)
 
+    def _inline(self, ins: Instr) -> str | None:
+        """A load or store whose tensor is the same object on every replay, written out
+        (``s4 = T9._data``, ``T9._grad = T10(s12, T11)``) rather than called through its
+        locator (``ins.fn.inline``: a format with ``{0}``, ``{1}``... for objects and ``{a}``
+        for the stored value)."""
+        inline = getattr(ins.fn, "inline", None)
+        made = inline() if inline is not None else None
+        if made is None:
+            return None
+        fmt, objs = made
+        names = [self._name("T", o) for o in objs]
+        return fmt.format(*names, a=self._call_args(ins.args, {}))
+
     def _unpack(self, out: Any, value: str, where: str) -> list[str]:
         if out is None:
             return []
@@ -330,7 +477,11 @@ class Program:
 
     def _lines(self, ins: Instr) -> list[str]:
         k = ins.kind
-        if k == "call":
+        if k == "call" and ins.fn is np.transpose and len(ins.args) == 2 and not ins.kwargs \
+                and isinstance(ins.args[0], Slot):
+            # NOTE: np.transpose(a, axes) is a.transpose(axes) behind a Python wrapper
+            call = f"{self._expr(ins.args[0])}.transpose({self._expr(ins.args[1])})"
+        elif k == "call":
             args = self._call_args(ins.args, ins.kwargs)
             buf = self._into.get(id(ins))
             if buf is not None:
@@ -357,9 +508,9 @@ class Program:
             g = self._guard(f"a data-dependent shape{ins.site}", ins)
             return [f"if {self._expr(ins.args[0])}.shape != {ins.expect!r}: _fail({g})"]
         elif k in ("load", "opaque"):
-            call = f"{self._name('L' if k == 'load' else 'O', ins.fn)}()"
+            call = self._inline(ins) or f"{self._name('L' if k == 'load' else 'O', ins.fn)}()"
         elif k == "store":
-            return [f"{self._name('S', ins.fn)}({self._call_args(ins.args, {})})"]
+            return [self._inline(ins) or f"{self._name('S', ins.fn)}({self._call_args(ins.args, {})})"]
         else:  # pragma: no cover - the recorder makes no other kind
             raise AssertionError(k)
         if ins.out is None:

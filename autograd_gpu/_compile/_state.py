@@ -1,34 +1,32 @@
 """What a compiled step reads and changes: found once per call, guarded, snapshotted.
 
-``discover`` finds the modules, optimizers, schedulers, generators and tensors a step can reach:
-its arguments, its closure, its defaults, the globals its code names (and, one level down, the
-same for the functions and plain objects among those). Their tensors are the step's *places*:
-each tensor's array, and each parameter's gradient slot. ``signature`` is what a replay assumes
-(shapes, dtypes, devices, ``requires_grad``, which gradients exist, layouts, grad mode, the
-non-tensor arguments, the modules' plain attributes (training flags, dropout's ``p``) and every
-plain Python value the walk met: a recording keeps the values the step computed with, so a
-changed one retraces); ``Snapshot`` copies everything a step may change, so that the check
+``_walk.Walk`` finds the modules, optimizers, schedulers, generators and tensors a step can
+reach (``Found``): its arguments, its closure, its defaults, the globals its code names (and, one
+level down, the same for the functions and plain objects among those). Their tensors are the
+step's *places*: each tensor's array, and each parameter's gradient slot. ``signature`` is what a
+replay assumes (shapes, dtypes, devices, ``requires_grad``, which gradients exist, layouts, grad
+mode and the global settings, hooks, the non-tensor arguments, the modules' plain attributes
+(training flags, dropout's ``p``) and every plain Python value the walk met: a recording keeps
+the values the step computed with, so a changed one retraces); ``Snapshot`` copies everything a step may change, so that the check
 replay (``_api``) can be undone; ``module_attrs``/``attr_changes`` tell what a step changed in
 its modules' Python state.
 """
 
 from __future__ import annotations
 
-import functools
-import types
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
 
+from .. import dtypes as _dtypes
+from ..autograd import anomaly as _anomaly
 from ..autograd.grad_mode import STATE
+from ..device import _DEFAULT as _DEFAULT_DEVICE
 from ..nn.module import Module
-from ..optim.lr_scheduler import LRScheduler
 from ..optim.optimizer import Optimizer
 from ..random import Generator
 from ..tensor import _ARRAY_TYPES, Tensor
-
-_LIMIT = 10_000  # NOTE: containers longer than this are not searched (data, not state)
 
 
 @dataclass
@@ -41,93 +39,11 @@ class Found:
     values: list[Any] = field(default_factory=list)  # plain Python values, in the walk's order
 
 
-_VALUES = (int, float, complex, str, bytes, bool, np.generic)
-
-
-def discover(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
-    """The state ``fn(*args, **kwargs)`` can reach (module docstring)."""
-    found = Found()
-    seen: set[int] = set()
-
-    def visit(obj: Any, depth: int) -> None:
-        if obj is None or isinstance(obj, _VALUES):
-            # NOTE: a recording keeps the Python values the step computed with: the signature
-            # holds every one the step can reach (a changed one retraces)
-            found.values.append(obj)
-            return
-        if id(obj) in seen:
-            return
-        seen.add(id(obj))
-        if isinstance(obj, Tensor):
-            found.tensors.append(obj)
-        elif isinstance(obj, Module):
-            found.modules.append(obj)
-        elif isinstance(obj, Optimizer):
-            found.optimizers.append(obj)
-        elif isinstance(obj, (LRScheduler,)) or hasattr(obj, "optimizer") and hasattr(
-                obj, "step") and isinstance(getattr(obj, "optimizer", None), Optimizer):
-            found.schedulers.append(obj)
-            visit(obj.optimizer, depth)
-        elif isinstance(obj, Generator):
-            found.generators.append(obj)
-        elif isinstance(obj, (list, tuple, set, frozenset)):
-            if len(obj) <= _LIMIT:
-                for o in obj:
-                    visit(o, depth)
-        elif isinstance(obj, dict):
-            if len(obj) <= _LIMIT:
-                for o in obj.values():
-                    visit(o, depth)
-        elif isinstance(obj, (types.FunctionType, types.MethodType)):
-            if depth > 0:
-                visit_function(obj, depth - 1)
-        elif isinstance(obj, np.ndarray) or isinstance(obj, type) or isinstance(
-                obj, types.ModuleType):
-            return
-        elif depth > 0 and hasattr(obj, "__dict__"):
-            visit(vars(obj), depth - 1)
-
-    def visit_function(f: Any, depth: int) -> None:
-        if isinstance(f, types.MethodType):
-            visit(f.__self__, depth + 1)
-            f = f.__func__
-        if not isinstance(f, types.FunctionType):
-            return
-        for cell in f.__closure__ or ():
-            try:
-                visit(cell.cell_contents, depth)
-            except ValueError:  # NOTE: an empty cell
-                pass
-        visit(f.__defaults__, depth)
-        visit(f.__kwdefaults__, depth)
-        g = f.__globals__
-        for name in global_names(f.__code__):
-            if name in g:
-                visit(g[name], depth)
-
-    if isinstance(fn, Module):
-        visit(fn, 1)
-    else:
-        visit_function(fn, 1)
-    visit(args, 1)
-    visit(kwargs, 1)
-    return found
-
-
-@functools.lru_cache(maxsize=256)
-def global_names(code: types.CodeType) -> tuple[str, ...]:
-    """The global names ``code`` and the functions nested in it read (sorted)."""
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= set(global_names(c))
-    return tuple(sorted(names))
-
-
-def tensors_of(found: Found) -> list[Tensor]:
+def tensors_of(found: Found, reads: Any = None) -> list[Tensor]:
     """Every tensor the step's state holds: parameters and buffers, the optimizers'
     parameters, loose tensors; each once, in a fixed order (every call: cheap, and what the
-    signature's identity guard reads)."""
+    signature's identity guard reads). ``reads``: as ``Walk``'s, for the tables and the
+    optimizers' groups and state read here (and by ``signature``)."""
     out: list[Tensor] = []
     seen: set[int] = set()
 
@@ -141,6 +57,19 @@ def tensors_of(found: Found) -> list[Tensor]:
         if id(m) in mods:
             return
         mods.add(id(m))
+        if reads is not None:
+            # NOTE: the signature reads the modules' plain attributes, names and values
+            reads.attr(m, "__dict__")
+            reads.values(m.__dict__, keys=True)
+            for table in (m._parameters, m._buffers, m._modules):
+                reads.values(table)
+            for name in _HOOK_TABLES:
+                table = m.__dict__.get(name)
+                if isinstance(table, dict):
+                    reads.values(table, keys=True)
+            for v in m.__dict__.values():
+                if type(v) in _CONTAINERS:
+                    reads.length(v)  # NOTE: ``_objects``
         for t in m._parameters.values():
             add(t)
         for t in m._buffers.values():
@@ -153,6 +82,17 @@ def tensors_of(found: Found) -> list[Tensor]:
     for m in found.modules:
         walk(m, mods)
     for opt in found.optimizers:
+        if reads is not None:
+            reads.attr(opt, "param_groups")
+            reads.attr(opt, "state")
+            reads.items(opt.param_groups)
+            live = getattr(opt, "_live_hypers", ())
+            for group in opt.param_groups:
+                reads.group(group, live if isinstance(live, tuple) else ())
+                reads.items(group["params"])
+            reads.values(opt.state)
+            for st in opt.state.values():
+                reads.values(st)
         for group in opt.param_groups:
             for p in group["params"]:
                 add(p)
@@ -165,10 +105,18 @@ def tensors_of(found: Found) -> list[Tensor]:
     return out
 
 
+def modes() -> tuple[Any, ...]:
+    """The global settings a recording computed under: the default dtype (the complex one
+    follows it) and device (factories without ``dtype=``/``device=``), anomaly mode (its checks
+    are not replayed)."""
+    return (_dtypes._default_float, _DEFAULT_DEVICE[0], _anomaly.STATE.enabled,
+            _anomaly.STATE.check_nan)
+
+
 def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
-              kwargs: dict[str, Any]) -> tuple[Any, ...]:
+              kwargs: dict[str, Any]) -> Key:
     """What a replay of this step assumes (module docstring): equal signatures, one recording."""
-    sig: list[Any] = [STATE.grad_enabled, getattr(STATE, "inference", False)]
+    sig: list[Any] = [STATE.grad_enabled, getattr(STATE, "inference", False), modes()]
     given = {id(t) for _, t in leaves((args, kwargs)) if isinstance(t, Tensor)}
     for t in tensors:
         d = t._data
@@ -177,7 +125,8 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
         # NOTE: the identity too: a replay loads state tensors by object (arguments by position)
         sig.append((None if id(t) in given else id(t), d.shape, d.dtype, d.strides, dev.type,
                     dev.index, t._requires_grad,
-                    None if g is None else (g._data.shape, g._data.dtype, g._data.strides)))
+                    None if g is None else (g._data.shape, g._data.dtype, g._data.strides),
+                    tensor_hooks(t)))
     for opt in found.optimizers:
         # NOTE: a recorded update holds most hyper-parameters as constants; those it reads from
         # the group on every replay (``_live_hypers``: lr, betas, ...), and all of an update
@@ -194,10 +143,79 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
     sig.append(tuple(tuple([(k, v) for k, v in m.__dict__.items()
                             if type(v) in simple or (type(v) is tuple and _simple(v))])
                      for m in _submodules(found)))
+    # NOTE: the hooks: a recording ran those there were (their arithmetic is in it), and no other
+    sig.append(tuple(_hooks(m.__dict__.get(n) for n in _HOOK_TABLES) for m in _submodules(found)))
+    # NOTE: and the objects they hold (a function the forward calls: ``self.act = F.gelu``)
+    sig.append(tuple(_objects(m) for m in _submodules(found)))
     sig.append(tuple(found.values))
     sig.append(_arg_key(args))
     sig.append(_arg_key(kwargs))
-    return tuple(sig)
+    return Key(tuple(sig))
+
+
+class Key:
+    """A signature (``sig``) whose hash is computed once: a compiled call looks it up on every
+    call, and ``_memo`` hands the previous call's back while nothing changed."""
+    __slots__ = ("sig", "_hash")
+
+    def __init__(self, sig: tuple[Any, ...]) -> None:
+        self.sig = sig
+        self._hash = hash(sig)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Key and self._hash == other._hash
+                                 and self.sig == other.sig)
+
+
+_HOOK_TABLES = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
+                "_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs")
+
+
+class _Same:
+    """An object in a signature by identity (a hook), kept alive by it (no reused ``id``)."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Same and other.obj is self.obj
+
+
+def _hooks(tables: Any) -> tuple[Any, ...]:
+    """Hook tables (dicts, or None) as a signature entry: each one's keys and hooks."""
+    return tuple(tuple((k, _Same(v)) for k, v in t.items()) if isinstance(t, dict) and t else ()
+                 for t in tables)
+
+
+def _objects(m: Module) -> tuple[Any, ...]:
+    """A module's attributes that are neither plain values, tensors nor its tables, by identity
+    (containers with their length)."""
+    out = []
+    for k, v in m.__dict__.items():
+        t = type(v)
+        if t in _SIMPLE_SET or t is tuple and _simple(v) or isinstance(v, Tensor) \
+                or k in _TABLES or k in _HOOK_TABLES:
+            continue
+        out.append((k, _Same(v), len(v)) if t in _CONTAINERS else (k, _Same(v)))
+    return tuple(out)
+
+
+_CONTAINERS = frozenset({list, dict, set})
+
+
+def tensor_hooks(t: Tensor) -> Any:
+    """A tensor's gradient and post-accumulate hooks as a signature entry (None: none, or the
+    tensor needs no grad, so none runs)."""
+    if not t._requires_grad or not (t._hooks or t._post_acc_hooks):
+        return None
+    return _hooks((t._hooks, t._post_acc_hooks))
 
 
 def _hyper(v: Any) -> Any:

@@ -376,6 +376,9 @@ class _Same:
     def __call__(self) -> Any:
         return self.a
 
+    def inline(self) -> tuple[str, tuple[Any, ...]]:
+        return "{0}", (self.a,)
+
 
 class _GradOf:
     """The gradient of the tensor another locator finds."""
@@ -388,6 +391,16 @@ class _GradOf:
         return self.param()._grad
 
 
+def _fixed(at: Any) -> tuple[Tensor, str] | None:
+    """(the tensor, ``""`` or ``"._grad"``) when ``at`` finds a tensor that is not an argument
+    (the same object on every replay), else None."""
+    if type(at) is _Locate and at.path is None:
+        return at.t, ""
+    if type(at) is _GradOf and type(at.param) is _Locate and at.param.path is None:
+        return at.param.t, "._grad"
+    return None
+
+
 class _Loader:
     __slots__ = ("at",)
 
@@ -396,6 +409,12 @@ class _Loader:
 
     def __call__(self) -> Any:
         return self.at()._data
+
+    def inline(self) -> tuple[str, tuple[Any, ...]] | None:
+        """The load as an expression of the generated replay (``_program``), when the tensor
+        is fixed: ``{0}._data`` with ``{0}`` the tensor (``{0}._grad._data``: its grad's)."""
+        fixed = _fixed(self.at)
+        return None if fixed is None else ("{0}" + fixed[1] + "._data", (fixed[0],))
 
 
 class _DataSetter:
@@ -406,6 +425,11 @@ class _DataSetter:
 
     def __call__(self, a: Any) -> None:
         self.at()._data = a
+
+    def inline(self) -> tuple[str, tuple[Any, ...]] | None:
+        fixed = _fixed(self.at)
+        return None if fixed is None else ("{0}" + fixed[1] + "._data = {a}",
+                                           (fixed[0],))
 
 
 class _FlagSetter:
@@ -426,6 +450,14 @@ class _GradSetter:
 
     def __call__(self, a: Any = None) -> None:
         self.at()._grad = None if a is None else Tensor._make(a, self.dev)
+
+    def inline(self) -> tuple[str, tuple[Any, ...]] | None:
+        fixed = _fixed(self.at)
+        if fixed is None or fixed[1]:
+            return None
+        if self.dev is None:
+            return "{0}._grad = None", (fixed[0],)
+        return "{0}._grad = {1}({a}, {2})", (fixed[0], Tensor._make, self.dev)
 
 
 class _AttrSetter:

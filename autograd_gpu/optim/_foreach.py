@@ -163,11 +163,25 @@ class Bumps:
         c.value += times
         c.where = self.where
 
+    def all(self, rows: Any) -> None:
+        """``self(t, times)`` for each ``(t, times)`` of ``rows`` (a group's bumps at once)."""
+        if self.where is _UNSET:
+            self.where = user_frame()
+        where = self.where
+        for t, times in rows:
+            c = t._counter()
+            c.value += times
+            c.where = where
+
 
 def tick(step: Tensor, bumps: Bumps) -> float:
-    """``step.add_(1)`` and its new value, as the slow path's ``add_`` and ``item()``."""
+    """``step.add_(1)`` and its new value, as the slow path's ``add_`` and ``item()``.
+
+    NOTE: the sum in Python floats, stored as the step's float32 or float64 (``step_ok``): the
+    same bits as NumPy's add (a float32 sum is exact in a float64 while it matters, so it is
+    rounded once), for a fraction of a ufunc call (this runs per parameter per step)."""
     a = step._data
-    np.add(a, 1, out=a, casting="unsafe")
+    a[()] = a.item() + 1
     bumps(step)
     return a.item()
 

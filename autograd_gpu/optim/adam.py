@@ -205,14 +205,33 @@ def _tick(step: Tensor, bumps: _foreach.Bumps, cache: dict[Any, Any], T: Any,
 
 def _ticks(steps: list[Tensor], Ts: list[Any], bumps: _foreach.Bumps, cache: dict[Any, Any],
            group: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """``_tick`` for each parameter of a group on the foreach path."""
-    return [_tick(step, bumps, cache, T, group) for step, T in zip(steps, Ts)]
+    """``_tick`` for each parameter of a group on the foreach path (the group's
+    hyper-parameters read once: they are the same for all of them)."""
+    if len(steps) < 2:
+        return [_tick(step, bumps, cache, T, group) for step, T in zip(steps, Ts)]
+    lr = _scalar(group["lr"])
+    beta1, beta2 = (_scalar(b) for b in group["betas"])
+    eps = group["eps"]
+    wd = group["weight_decay"] if group["decoupled_weight_decay"] else 0
+    out = []
+    tick = _foreach.tick
+    for step, T in zip(steps, Ts):
+        t = tick(step, bumps)
+        key = (T, t, lr, beta1, beta2, eps, wd)
+        k = cache.get(key)
+        if k is None:
+            if len(cache) > 8:
+                cache.clear()
+            k = cache[key] = _foreach.adam_scalars(T, t, lr, beta1, beta2, eps, wd)
+        out.append(k)
+    return out
 
 
 def _bumps(bumps: _foreach.Bumps, rows: list[tuple[Tensor, tuple[Tensor, ...]]],
            decayed: bool) -> None:
-    for p, bufs in rows:
-        _bump(bumps, p, bufs, decayed)
+    first = 2 if decayed else 1
+    bumps.all([row for p, bufs in rows
+               for row in ((p, first), (bufs[0], 1), (bufs[1], 2), *((b, 1) for b in bufs[2:]))])
 
 
 def _bump(bumps: _foreach.Bumps, p: Tensor, bufs: tuple[Tensor, ...], decayed: bool) -> None:

@@ -118,13 +118,22 @@ class SGD(Optimizer):
 
 def _all_scalars(cache: dict[Any, Any], Ts: list[Any],
                  group: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """``_scalars`` for each parameter of a group on the foreach path (by its dtype)."""
-    return [_scalars(cache, T, group) for T in Ts]
+    """``_scalars`` for each parameter of a group on the foreach path (by its dtype; the
+    group's hyper-parameters are the same for all of them)."""
+    if len(Ts) < 2:
+        return [_scalars(cache, T, group) for T in Ts]
+    by_type: dict[Any, tuple[Any, ...]] = {}
+    out = []
+    for T in Ts:
+        k = by_type.get(T)
+        if k is None:
+            k = by_type[T] = _scalars(cache, T, group)
+        out.append(k)
+    return out
 
 
 def _bump_all(bumps: _foreach.Bumps, rows: list[tuple[Tensor, int]]) -> None:
-    for t, times in rows:
-        bumps(t, times)
+    bumps.all(rows)
 
 
 def _scalars(cache: dict[Any, Any], T: Any, group: dict[str, Any]) -> tuple[Any, ...]:
