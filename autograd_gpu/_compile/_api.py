@@ -43,6 +43,7 @@ class _Limits:
 
 
 LIMITS = _Limits()
+_FALLBACKS = 8  # NOTE: calls whose checks fail before most calls failing warns once
 _MODES = (None, "default", "lite", "reduce-overhead", "max-autotune",
           "max-autotune-no-cudagraphs")
 
@@ -61,6 +62,7 @@ class _Entry:
     # those the signature counts by kind (lr, betas) was checked against eager
     hypers: Any = None
     hyper_safe: bool = False
+    fallbacks: int = 0  # NOTE: replays whose first checks failed (those calls ran eagerly)
 
 
 @dataclass
@@ -354,6 +356,12 @@ class CompiledFunction:
                 _RESTORE_FP(token)
                 token = None
                 CALL.args, CALL.kwargs = (), {}
+                entry.fallbacks += 1
+                if entry.fallbacks >= _FALLBACKS and 2 * entry.fallbacks > entry.calls:
+                    # NOTE: once: most calls fail a check (a data-dependent shape that keeps
+                    # changing): no speed-up, and the user should know why
+                    self._warn(f"{self._name()} runs eagerly on most calls: {e} differs from "
+                               "the recorded call's on most of them")
                 return self._eager(args, kwargs)
             if entry.state == "replay":
                 entry.state, entry.cause, entry.program = "eager", str(e), None

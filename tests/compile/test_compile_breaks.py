@@ -357,3 +357,17 @@ def test_data_dependent_shape_that_changes_while_replaying() -> None:
     changed = (np.ones((16, 8), np.float32), BATCHES[0][1])
     make = _setup(lambda loss, out, x: loss + x[x > 0].sum() * 0)
     assert _outcomes(make, stable + [changed], False) == _outcomes(make, stable + [changed], True)
+
+
+def test_checks_that_fail_on_most_calls_warn_once() -> None:
+    """A data-dependent shape checked before the replay changes anything: a failing check runs
+    that call eagerly, silently; when it fails on most calls, one warning says so."""
+    stable = [(np.where(np.arange(8) < 4, 1.0, -1.0).astype(np.float32)[None].repeat(16, 0),
+               BATCHES[0][1])] * 3
+    rng = np.random.default_rng(5)
+    varying = [(rng.standard_normal((16, 8)).astype(np.float32), BATCHES[0][1])
+               for _ in range(12)]
+    make = _setup(lambda loss, out, x: loss + x[x > 0].sum() * 0)
+    warned, _ = compare(make, stable + varying)
+    assert len(warned) == 1 and "runs eagerly on most calls: a data-dependent shape" in \
+        warned[0], warned
