@@ -19,43 +19,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .backends import cuda_support
+from .func._pytree import flatten as _flatten, unflatten as _unflatten
 
 
 def _leaves(obj: Any) -> list[Any]:
     """The leaves of nested tuples, lists and dicts (PyTorch's pytree order: dicts by key
-    insertion)."""
-    if isinstance(obj, (tuple, list)):
-        return [leaf for x in obj for leaf in _leaves(x)]
-    if isinstance(obj, dict):
-        return [leaf for x in obj.values() for leaf in _leaves(x)]
-    return [obj]
-
-
-def _flatten(obj: Any) -> tuple[list[Any], Any]:
-    """(leaves, spec) with ``_unflatten(leaves, spec) == obj`` for tuples, lists, dicts."""
-    if isinstance(obj, (tuple, list)):
-        parts = [_flatten(x) for x in obj]
-        return [leaf for p in parts for leaf in p[0]], (type(obj), [p[1] for p in parts], None)
-    if isinstance(obj, dict):
-        parts = [_flatten(x) for x in obj.values()]
-        return ([leaf for p in parts for leaf in p[0]],
-                (dict, [p[1] for p in parts], list(obj.keys())))
-    return [obj], None
-
-
-def _unflatten(leaves: Any, spec: Any) -> Any:
-    it = iter(leaves)
-
-    def build(sp: Any) -> Any:
-        if sp is None:
-            return next(it)
-        kind, children, keys = sp
-        values = [build(c) for c in children]
-        if kind is dict:
-            return dict(zip(keys, values))
-        return tuple(values) if kind is tuple else kind(values)
-
-    return build(spec)
+    insertion; None holds nothing)."""
+    return _flatten(obj)[0]
 
 
 def _check(callables: tuple[Any, ...], sample_args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -190,7 +160,7 @@ def _graphed(fwd: Any, bwd: Any, module_params: tuple[Any, ...], n_user: int, sp
         flat = _leaves(tuple(user_args))
         out = Graphed.apply(*(tuple(flat) + module_params))
         out = out if isinstance(out, tuple) else (out,)
-        return _unflatten(out, spec)
+        return _unflatten(list(out), spec)
 
     return functionalized
 

@@ -168,13 +168,19 @@ def test_two_calls_then_one_backward_and_retain_graph() -> None:
         loss.backward()
 
 
-def test_double_backward_through_a_replayed_call_is_refused() -> None:
+def _replayed() -> tuple[Any, Any]:
+    """(a model, the output of a replayed call of it compiled: forward and backward programs)."""
     model = _mlp()
     call = ag.compile(model)
     x = ag.randn(4, 8)
     _warm(call, x)
     out = call(x)
     assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    return model, out
+
+
+def test_double_backward_through_a_replayed_call_is_refused() -> None:
+    model, out = _replayed()
     with pytest.raises(RuntimeError, match="torch.compile with aot_autograd does not currently "
                                            "support double backward"):
         ag.autograd.grad(out.sum(), list(model.parameters()), create_graph=True)
@@ -232,11 +238,7 @@ def test_results_never_backpropagated_record_again() -> None:
 
 def test_saved_arrays_go_with_the_backward() -> None:
     """A replayed call's node frees what it saved when backward runs (no retain_graph)."""
-    model = _mlp()
-    call = ag.compile(model)
-    x = ag.randn(4, 8)
-    _warm(call, x)
-    out = call(x)
+    _, out = _replayed()
     node = out.grad_fn
     assert node._saved
     out.sum().backward()

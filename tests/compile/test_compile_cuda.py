@@ -33,19 +33,20 @@ def _mlp() -> Any:
     return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).cuda()
 
 
-def _regression(opt_name: str, **opt_kw: Any) -> Any:
+def _regression(opt_name: str, model: Any = None, **opt_kw: Any) -> Any:
+    """A regression step (MSE) on ``model()`` (default the MLP) with optimizer ``opt_name``."""
     def make() -> Setup:
-        model = _mlp()
-        opt = getattr(ag.optim, opt_name)(model.parameters(), lr=0.05, **opt_kw)
+        m = _mlp() if model is None else model()
+        opt = getattr(ag.optim, opt_name)(m.parameters(), lr=0.05, **opt_kw)
 
         def step(x: Any, y: Any) -> Any:
             opt.zero_grad()
-            loss = nn.functional.mse_loss(model(x), y)
+            loss = nn.functional.mse_loss(m(x), y)
             loss.backward()
             opt.step()
             return loss
 
-        return Setup(step, [model], [opt])
+        return Setup(step, [m], [opt])
 
     return make
 
@@ -93,18 +94,8 @@ def test_a_scheduler_outside_makes_a_new_graph_per_learning_rate() -> None:
 
 
 def test_a_random_draw_in_the_step_runs_eagerly_with_a_warning() -> None:
-    def make() -> Setup:
-        model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5), nn.Linear(16, 4)).cuda()
-        opt = ag.optim.SGD(model.parameters(), lr=0.05)
-
-        def step(x: Any, y: Any) -> Any:
-            opt.zero_grad()
-            loss = nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
-        return Setup(step, [model], [opt])
+    make = _regression("SGD", lambda: nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5),
+                                                     nn.Linear(16, 4)).cuda())
 
     warned, _ = _compare(make, _batches())
     assert len(warned) == 1 and "the CUDA graph capture failed" in warned[0], warned
