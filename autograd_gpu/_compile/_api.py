@@ -156,7 +156,8 @@ class CompiledFunction:
             # function): run inline, so the outer recording holds this call's work too
             return self._fn(*args, **kwargs)
         found, tensors, key = self._discover(args, kwargs)
-        cuda = _graphed.on_cuda(tensors, args, kwargs)
+        # NOTE: the first tensor's device (a step mixing devices breaks on CPU recording)
+        cuda = bool(tensors) and tensors[0]._device.type == "cuda"
         if cuda or self._pin_hypers:
             key = (key, _graphed.hypers(found))
         entry = self._entries.get(key)

@@ -29,14 +29,6 @@ from ..tensor import Tensor
 from . import _state
 
 
-def on_cuda(tensors: list[Tensor], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    """Whether the step works on CUDA tensors (its state or its arguments)."""
-    if any(t._device.type == "cuda" for t in tensors):
-        return True
-    return any(isinstance(t, Tensor) and t._device.type == "cuda"
-               for _, t in _state.leaves((args, kwargs)))
-
-
 def hypers(found: _state.Found) -> tuple[Any, ...]:
     """The optimizers' hyper-parameters a graph holds as constants (part of the signature)."""
     return tuple(tuple(sorted((k, _state._hyper(v)) for k, v in g.items() if k != "params"))

@@ -98,7 +98,10 @@ class Trace:
         for t, at in self._places():
             arr = t._data
             if not isinstance(arr, np.ndarray):
-                raise Break(f"a {t._device} tensor (the replay runs on the CPU for now)")
+                # NOTE: CUDA steps are captured as CUDA graphs (``_graphed``), chosen by the
+                # first tensor's device: this one mixes devices
+                raise Break(f"a {t._device} tensor among CPU ones (a compiled step runs on one "
+                            "device: its first tensor's)")
             if isinstance(arr, SymArray):
                 arr = raw(arr)
             sym = rec.new_slot(arr)

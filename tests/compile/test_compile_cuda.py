@@ -243,3 +243,25 @@ def test_a_capturable_adam_step_replays_as_one_graph(name: str) -> None:
     warned, step = _compare(_regression(name, capturable=True), _batches(6))
     assert not warned, warned
     assert step.explain().replaying == 1
+
+
+def test_a_step_mixing_devices_runs_eagerly_with_a_warning() -> None:
+    """The first tensor decides the path: here a CPU buffer, then CUDA parameters."""
+    class Scaled(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("scale", ag.tensor(2.0))
+            self.lin = nn.Linear(8, 4).cuda()
+
+        def forward(self, x: Any) -> Any:
+            with ag.no_grad():
+                return self.lin(x).sum() * self.scale.item()
+
+    model = Scaled()
+    f = ag.compile(model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outs = [f(x).item() for x, _ in _batches(3)]
+    assert outs == [model(x).item() for x, _ in _batches(3)]
+    texts = [str(w.message) for w in caught if str(w.message).startswith("compile(")]
+    assert len(texts) == 1 and "tensor among CPU ones" in texts[0], texts
