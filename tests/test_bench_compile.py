@@ -110,3 +110,5 @@ def test_cuda_rows(capsys: pytest.CaptureFixture[str]) -> None:
     rows = bc.run_case(TINY["small_adam"], 1, (), 10.0, {}, cuda=("ours",))
     row = next(r for r in rows if r.get("variant") == "ours_eager_cuda")
     assert row["device"] == "cuda" and row["ms"] > 0 and "vs_torch_eager" not in row
+    row = next(r for r in rows if r.get("variant") == "ours_compiled_cuda")
+    assert row["device"] == "cuda" and row["ms"] > 0

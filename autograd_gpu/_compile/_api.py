@@ -173,7 +173,8 @@ class CompiledFunction:
                 # NOTE: a CUDA step warms up eagerly, then is captured as a CUDA graph
                 self._entries[key] = _Entry("warm" if self._cudagraphs else "eager",
                                             cause="mode='max-autotune-no-cudagraphs'")
-                return self._eager(args, kwargs)
+                return self._warm_up(args, kwargs) if self._cudagraphs else \
+                    self._eager(args, kwargs)
             return self._record(key, found, args, kwargs)
         entry.calls += 1
         if entry.state == "eager":
@@ -200,12 +201,21 @@ class CompiledFunction:
         (``_graphed``)."""
         graphed = _graphed.Graphed(lambda *a, **k: self._eager(a, k))
         result, cause = graphed.capture(found, tensors, args, kwargs,
-                                        lambda: self._eager(args, kwargs))
+                                        lambda: self._warm_up(args, kwargs))
         if cause is not None:
             self._give_up(entry, cause)
         else:
             entry.state, entry.graphed = "replay", graphed
         return result
+
+    def _warm_up(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """An eager call of a CUDA step on its way to a graph: without the warning a
+        ``capturable=True`` optimizer gives for a step outside a capture (PyTorch's, meant for
+        steps that are never captured)."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="This instance was constructed with "
+                                    "capturable=True")
+            return self._eager(args, kwargs)
 
     def _eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The function run eagerly; compiled functions it calls run inline meanwhile."""
