@@ -62,10 +62,19 @@ def _plain(a: Any) -> Any:
 
 
 def get(opt: Any, group: dict[str, Any]) -> Flat | None:
-    """The group's flat layout, if ``make_state`` made one for it."""
+    """The group's flat layout, if ``make_state`` made one for it. Layouts of groups the
+    optimizer no longer has (``load_state_dict`` replaces them, with the state) are dropped."""
     flats = opt.__dict__.get("_foreach_flat")
-    flat = None if flats is None else flats.get(id(group))
-    return flat if flat is not None and flat.group is group else None
+    if not flats:
+        return None
+    flat = flats.get(id(group))
+    if flat is not None:
+        return flat  # NOTE: ``flat.group`` is ``group``: it holds it, so no other has its id
+    groups = opt.param_groups
+    for key in [key for key, f in flats.items() if all(f.group is not g for g in groups)]:
+        del flats[key]
+        opt.__dict__["_foreach_scratch"].pop(("flat", key), None)
+    return None
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
@@ -102,7 +111,9 @@ def make_state(opt: Any, group: dict[str, Any], items: list[tuple[Tensor, Tensor
     def views(flat: Any) -> list[Any]:
         return [flat[a:b].reshape(p._data.shape) for (p, _), a, b in zip(items, cuts, cuts[1:])]
 
-    bufs = [np.empty(total, dtype) for _ in range(3)]
+    dev = items[0][0]._device
+    # NOTE: scratch made as ``_foreach.scratch`` makes it: counted by ``memory_allocated``
+    bufs = [Tensor._make(np.empty(total, dtype), dev)._data for _ in range(3)]
     state_views = []
     for _ in names:
         flat = np.zeros(total, dtype)
@@ -114,7 +125,7 @@ def make_state(opt: Any, group: dict[str, Any], items: list[tuple[Tensor, Tensor
         st = states[p]
         st["step"] = step()
         for name, vs in zip(names, state_views):
-            st[name] = Tensor._make(vs[i], p._device)
+            st[name] = Tensor._make(vs[i], dev)
     datas = tuple(tuple(_plain(vs[i]) for vs in state_views) for i in range(len(items)))
     flats = opt.__dict__.setdefault("_foreach_flat", {})
     flats[id(group)] = Flat(group, tuple(p for p, _ in items), datas, bufs, len(names))
@@ -144,7 +155,7 @@ def adam(xp: Any, flat: Flat, rows: list[Any], k: tuple[Any, ...], maximize: boo
     """``_foreach.effective_grad`` and ``_foreach.adam`` for all of ``rows`` at once (``wd``:
     the coupled weight decay as the arrays' type, or None)."""
     bufs = flat.bufs
-    g, s1, s2 = bufs[_G], bufs[_S1], bufs[_S2]
+    g, s2 = bufs[_G], bufs[_S2]
     n = flat.kinds
     m, v = bufs[_FIRST_STATE], bufs[_FIRST_STATE + 1]
     vmax = bufs[_FIRST_STATE + 2] if amsgrad else None
