@@ -20,6 +20,7 @@ non-dense (strided or overlapping) params and state, a ``step`` that is not a CP
 On CUDA the default (``foreach`` and ``fused`` unset) and ``fused=True`` update a group with one
 fused kernel launch (``_fused.py``; ``fused=True`` also takes float16, computed in float32);
 ``foreach=True``, or a parameter the kernel cannot take, runs these sequences with CuPy's ufuncs.
+Adam's sequence also runs once over a whole CPU group whose state is laid out flat (``_flat``).
 """
 
 from __future__ import annotations

@@ -68,7 +68,8 @@ class Adam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one Adam step; ``closure`` re-evaluates the loss and returns it.
 
-        The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can;
+        The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can
+        (a CPU group whose state ``_flat`` laid out flat: one update for the whole group);
         ``_single`` the rest, with the same numbers; a ``capturable`` group takes ``_single``'s
         device-only formulas (see ``_capturable``).
         """
