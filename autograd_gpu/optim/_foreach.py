@@ -20,6 +20,7 @@ non-dense (strided or overlapping) params and state, a ``step`` that is not a CP
 On CUDA the default (``foreach`` and ``fused`` unset) and ``fused=True`` update a group with one
 fused kernel launch (``_fused.py``; ``fused=True`` also takes float16, computed in float32);
 ``foreach=True``, or a parameter the kernel cannot take, runs these sequences with CuPy's ufuncs.
+Adam's sequence also runs once over a whole CPU group whose state is laid out flat (``_flat``).
 """
 
 from __future__ import annotations
@@ -289,9 +290,18 @@ def adam(xp: Any, p: Any, g: Any, m: Any, v: Any, vmax: Any, s: list[Any],
     """One Adam update (``g``: the effective grad, ``vmax``: None without amsgrad). ``k``:
     ``(decay, lerp weight, beta2, 1 - beta2, sqrt(bias_correction2), eps, -step_size)`` as ``T``
     (``decay``: ``1 - lr * weight_decay``, or None)."""
-    decay, weight, beta2, one_minus_beta2, bc2_sqrt, eps, neg_step = k
-    if decay is not None:
-        xp.multiply(p, decay, out=p)
+    if k[0] is not None:
+        xp.multiply(p, k[0], out=p)
+    adam_moments(xp, g, m, v, vmax, s, k)
+    xp.add(p, s[1], out=p)
+
+
+def adam_moments(xp: Any, g: Any, m: Any, v: Any, vmax: Any, s: list[Any],
+                 k: tuple[Any, ...]) -> None:
+    """``adam`` but its first (the decoupled decay) and last (``p += s[1]``) operations, which
+    read or write ``p``: the moments, and the update into ``s[1]`` (``_flat`` runs it once for a
+    whole group)."""
+    _, weight, beta2, one_minus_beta2, bc2_sqrt, eps, neg_step = k
     lerp(xp, m, g, weight, s[1])
     xp.multiply(v, beta2, out=v)
     xp.multiply(g, one_minus_beta2, out=s[2])
@@ -306,7 +316,6 @@ def adam(xp: Any, p: Any, g: Any, m: Any, v: Any, vmax: Any, s: list[Any],
     xp.add(denom, eps, out=denom)
     xp.multiply(m, neg_step, out=s[1])
     xp.true_divide(s[1], denom, out=s[1])
-    xp.add(p, s[1], out=p)
 
 
 def rmsprop(xp: Any, p: Any, g: Any, sq: Any, grad_avg: Any, buf: Any, s: list[Any],

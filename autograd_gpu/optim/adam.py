@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..tensor import Tensor
-from . import _foreach, _fused, _ops
+from . import _flat, _foreach, _fused, _ops
 from .optimizer import (Optimizer, ParamsT, _capture_health_check, _check_adam_args,
                         _check_capturable, _check_fused, _check_fused_param, _check_lr,
-                        _group_lr, _no_grad_step, _scalar, _zero_state)
+                        _group_lr, _no_grad_step, _scalar, _step_tensor, _zero_state)
 
 
 class Adam(Optimizer):
@@ -66,7 +68,8 @@ class Adam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one Adam step; ``closure`` re-evaluates the loss and returns it.
 
-        The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can;
+        The fast path (``_foreach``, or one fused kernel per group on CUDA) serves what it can
+        (a CPU group whose state ``_flat`` laid out flat: one update for the whole group);
         ``_single`` the rest, with the same numbers; a ``capturable`` group takes ``_single``'s
         device-only formulas (see ``_capturable``).
         """
@@ -85,7 +88,11 @@ class Adam(Optimizer):
             scalars: dict[Any, tuple[Any, ...]] = {}
             rows: list[Any] = []
             arrays: list[Any] = []
-            for p, grad in self._with_grad(group):
+            items = self._with_grad(group)
+            if path and items and not fused and not self.state.get(items[0][0]) \
+                    and not any(self.state.get(p) for p, _ in items):
+                _flat.make_state(self, group, items, names, _step_tensor)
+            for p, grad in items:
                 state = self.state[p]
                 if not state and fused:
                     _check_fused_param(p)
@@ -99,10 +106,23 @@ class Adam(Optimizer):
                     rows.append((p, grad, bufs, _foreach.tick(state["step"], bumps)))
                     continue
                 arrays.append((p, grad, bufs, xp, state["step"]))
-            if arrays:
+            flat = _flat.get(self, group) if arrays else None
+            if flat is not None:
+                whole, ks = _foreach.host(_flat_ticks, flat, arrays,
+                                          [a[0]._data.dtype.type for a in arrays], bumps,
+                                          scalars, group)
+                if whole:
+                    _flat.adam(np, flat, arrays, ks, group["maximize"],
+                               None if wd == 0 or decoupled else arrays[0][0]._data.dtype.type(wd),
+                               amsgrad)
+                    _foreach.host(_bumps, bumps, [(a[0], a[2]) for a in arrays],
+                                  wd != 0 and decoupled)
+                    arrays = []
+            elif arrays:
                 # NOTE: the host work of all of them in one _foreach.host call each side
                 ks = _foreach.host(_ticks, [a[4] for a in arrays],
                                    [a[0]._data.dtype.type for a in arrays], bumps, scalars, group)
+            if arrays:
                 for (p, grad, bufs, xp, _), k in zip(arrays, ks):
                     T = p._data.dtype.type
                     d = p._data
@@ -225,6 +245,18 @@ def _ticks(steps: list[Tensor], Ts: list[Any], bumps: _foreach.Bumps, cache: dic
             k = cache[key] = _foreach.adam_scalars(T, t, lr, beta1, beta2, eps, wd)
         out.append(k)
     return out
+
+
+def _flat_ticks(flat: _flat.Flat, rows: list[Any], Ts: list[Any], bumps: _foreach.Bumps,
+                cache: dict[Any, Any], group: dict[str, Any]) -> tuple[bool, Any]:
+    """``_ticks``, then ``(True, the scalars)`` when ``flat`` serves the whole group (one
+    ``_flat.adam``), else ``(False, each parameter's scalars)``.
+    NOTE: one ``_foreach.host`` call: a compiled step checks the layout on every replay (a
+    replay whose check gives another answer stops with an error, never runs on the wrong one)."""
+    ks = _ticks([r[4] for r in rows], Ts, bumps, cache, group)
+    if _flat.usable(flat, rows, ks):
+        return True, ks[0]
+    return False, ks
 
 
 def _bumps(bumps: _foreach.Bumps, rows: list[tuple[Tensor, tuple[Tensor, ...]]],

@@ -207,7 +207,12 @@ def test_scratch_buffers_stay_out_of_the_state_dict_and_are_shared() -> None:
                        shapes=[(4, 3), (4, 3), (5,)])
     sd = opt.state_dict()
     assert sorted(sd["state"][0]) == ["exp_avg", "exp_avg_sq", "step"]
-    assert len(opt._foreach_scratch) == 2  # one set per layout, shared by the two (4, 3)
+    # NOTE: the group's state in one flat buffer per kind (optim/_flat.py): one set for it
+    assert list(opt._foreach_scratch) == [("flat", id(opt.param_groups[0]))]
+    again = ag.optim.Adam(params, lr=0.01)
+    again.load_state_dict(sd)  # NOTE: loaded state: each tensor its own, the per-param path
+    again.step()
+    assert len(again._foreach_scratch) == 2  # one set per layout, shared by the two (4, 3)
     import copy
 
     clone = copy.deepcopy(opt)
