@@ -74,6 +74,7 @@ from .func import vmap  # noqa: E402
 from ._compile import compile  # noqa: E402,A004  (torch.compile: issue #20)
 from . import _dynamo, compiler  # noqa: E402
 from . import accelerator, backends, utils  # noqa: E402  (issue #17: the long tail)
+from . import amp, cpu  # noqa: E402  (torch.amp.GradScaler, torch.cpu.amp: issue #21)
 from .legacy import (  # noqa: E402
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
     LongTensor, ShortTensor,

@@ -13,6 +13,11 @@ from . import memory as _memory
 from .backends import cuda_support
 from .backends.base import OutOfMemoryError
 from . import cuda_graphs as graphs  # noqa: F401  (torch.cuda.graphs)
+from .amp._aliases import cuda_amp as amp  # noqa: F401  (torch.cuda.amp: deprecated GradScaler)
+
+# NOTE: an empty ``__path__`` lets ``import torch.cuda.amp`` / ``torch.cuda.graphs`` (the runner's
+# import hook) reach the submodules held as attributes here; nothing is searched on disk.
+__path__: list[str] = []
 from .cuda_graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,
                           make_graphed_callables)
 
