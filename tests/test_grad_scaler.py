@@ -272,3 +272,22 @@ def test_runner_imports() -> None:
     run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_pickle(device: str) -> None:
+    import pickle
+
+    def round_trip(T: Any, dev: str) -> Any:
+        s, _, opt = _loop(T, dev)
+        s.step(opt)
+        s.update(4.0)
+        back = pickle.loads(pickle.dumps(s))
+        return back.state_dict(), back.is_enabled()
+
+    def mid_iteration(T: Any, dev: str) -> Any:
+        s, _, opt = _loop(T, dev)
+        s.unscale_(opt)
+        return pickle.dumps(s)  # refused between unscale_/step and update
+
+    check_case(round_trip, device)
+    check_case(mid_iteration, device)
