@@ -113,9 +113,7 @@ def _by_kind(found: Any) -> list[tuple[dict[str, Any], str, Any]]:
     only (``_state.signature``): those a replay reads afresh, or whose step is called again."""
     out = []
     for opt in found.optimizers:
-        recordable = getattr(opt, "_recordable", None)
-        live = getattr(opt, "_live_hypers", ()) if recordable is not None and recordable() \
-            else None
+        live = _state.live_hypers(opt)
         for g in opt.param_groups:
             out += [(g, k, v) for k, v in g.items()
                     if k != "params" and (live is None or k in live)]

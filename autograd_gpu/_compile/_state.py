@@ -131,9 +131,7 @@ def signature(found: Found, tensors: list[Tensor], args: tuple[Any, ...],
         # NOTE: a recorded update holds most hyper-parameters as constants; those it reads from
         # the group on every replay (``_live_hypers``: lr, betas, ...), and all of an update
         # called again rather than recorded, count only by type and by being zero or not
-        recordable = getattr(opt, "_recordable", None)
-        live = getattr(opt, "_live_hypers", ()) if recordable is not None and recordable() \
-            else None
+        live = live_hypers(opt)
         sig.append(tuple(tuple((k, _kind(v) if live is None or k in live else _hyper(v))
                                for k, v in g.items() if k != "params")
                          for g in opt.param_groups))
@@ -216,6 +214,14 @@ def tensor_hooks(t: Tensor) -> Any:
     if not t._requires_grad or not (t._hooks or t._post_acc_hooks):
         return None
     return _hooks((t._hooks, t._post_acc_hooks))
+
+
+def live_hypers(opt: Any) -> tuple[str, ...] | None:
+    """The hyper-parameters of ``opt`` a replay reads from its groups afresh (a recorded update:
+    ``_live_hypers``), or None when its step is called again on replay (all of them): those the
+    signature counts by kind only."""
+    recordable = getattr(opt, "_recordable", None)
+    return getattr(opt, "_live_hypers", ()) if recordable is not None and recordable() else None
 
 
 def _hyper(v: Any) -> Any:

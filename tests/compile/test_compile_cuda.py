@@ -16,7 +16,7 @@ import autograd_gpu as ag
 from autograd_gpu import nn
 from autograd_gpu._compile import FullGraphError
 
-from ._steps import Setup, assert_same, run
+from ._steps import Setup, assert_same, classifier_step, run
 
 pytestmark = pytest.mark.skipif(not ag.cuda.is_available(),
                                 reason="no CUDA device (a GPU, or AUTOGRAD_GPU_FAKE_CUDA=1)")
@@ -38,15 +38,7 @@ def _regression(opt_name: str, model: Any = None, **opt_kw: Any) -> Any:
     def make() -> Setup:
         m = _mlp() if model is None else model()
         opt = getattr(ag.optim, opt_name)(m.parameters(), lr=0.05, **opt_kw)
-
-        def step(x: Any, y: Any) -> Any:
-            opt.zero_grad()
-            loss = nn.functional.mse_loss(m(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
-        return Setup(step, [m], [opt])
+        return Setup(classifier_step(m, opt, nn.functional.mse_loss), [m], [opt])
 
     return make
 
@@ -175,15 +167,7 @@ def test_a_compiled_module_whose_backward_runs_outside_runs_eagerly_on_cuda() ->
 def _classifier() -> Setup:
     model = _mlp()
     opt = ag.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-
-    def step(x: Any, y: Any) -> Any:
-        opt.zero_grad()
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    return Setup(step, [model], [opt])
+    return Setup(classifier_step(model, opt), [model], [opt])
 
 
 def _targets(n: int = 5, bad_at: int | None = None) -> list[tuple[Any, Any]]:
